@@ -1,0 +1,35 @@
+#ifndef TRACELINT_ANALYZER_BASE_TIME_H_
+#define TRACELINT_ANALYZER_BASE_TIME_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tracelint {
+
+// All model times are int64 nanoseconds; the suffix on every name says so.
+using TimeNs = int64_t;
+
+inline constexpr TimeNs kNsPerUs = 1000;
+inline constexpr TimeNs kNsPerMs = 1000 * 1000;
+inline constexpr TimeNs kNsPerS = 1000 * 1000 * 1000;
+
+// Parses a JSON number holding microseconds ("1623142623460111", "12.5",
+// "1712195495519695.8", "-3", "1.5e3") into nanoseconds exactly, from the
+// decimal text: doubles lose sub-microsecond precision on epoch values.
+// Digits past the nanosecond are rounded half away from zero. Returns nullopt
+// on malformed text or int64 overflow.
+std::optional<TimeNs> ParseMicrosTextToNs(std::string_view text);
+
+// Picoseconds (XPlane) to nanoseconds, rounding to nearest.
+inline constexpr TimeNs PsToNs(int64_t ps) {
+  return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
+}
+
+// "1.234 ms", "56.7 us", "3.20 s" for reports.
+std::string FormatDurationNs(TimeNs dur_ns);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_BASE_TIME_H_

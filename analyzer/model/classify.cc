@@ -1,0 +1,180 @@
+#include "analyzer/model/classify.h"
+
+#include <array>
+
+#include "analyzer/base/strings.h"
+
+namespace tracelint {
+namespace {
+
+// Host calls that block until the device catches up.
+constexpr std::array<std::string_view, 17> kSyncCalls = {
+    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+    "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol",
+    "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
+    "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2", "hipStreamSynchronize",
+    "hipDeviceSynchronize", "hipEventSynchronize", "hipMemcpy",
+    "hipMemcpyDtoH"};
+
+// Calls that enqueue device work (a device activity may carry their
+// correlation id).
+constexpr std::array<std::string_view, 10> kLaunchPrefixes = {
+    "cudaLaunch", "cuLaunch", "hipLaunch", "hipModuleLaunch",
+    "hipExtModuleLaunch", "hipExtLaunch", "cudaMemcpy", "cudaMemset",
+    "hipMemcpy", "hipMemset"};
+
+constexpr std::array<std::string_view, 5> kLaunchExtraPrefixes = {
+    "cuMemcpy", "cuMemset", "cudaGraphLaunch", "hipGraphLaunch",
+    "cuGraphLaunch"};
+
+constexpr std::array<std::string_view, 3> kGraphLaunch = {
+    "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch"};
+
+// aten ops that copy a device value to the host and wait for it.
+constexpr std::array<std::string_view, 5> kImplicitSyncOps = {
+    "aten::item", "aten::_local_scalar_dense", "aten::nonzero",
+    "aten::is_nonzero", "aten::equal"};
+
+bool IsOneOf(std::string_view name, const auto& table) {
+  for (std::string_view t : table) {
+    if (name == t) return true;
+  }
+  return false;
+}
+bool StartsWithOneOf(std::string_view name, const auto& table) {
+  for (std::string_view t : table) {
+    if (name.starts_with(t)) return true;
+  }
+  return false;
+}
+
+bool IsHostCollectiveName(std::string_view name) {
+  return name == "record_param_comms" || name.starts_with("nccl:") ||
+         name.starts_with("gloo:") || name.starts_with("c10d::") ||
+         name.starts_with("rccl:");
+}
+
+MemorySpace ParseSpace(std::string_view s) {
+  s = StripAsciiWhitespace(s);
+  if (s == "Pageable") return MemorySpace::kPageable;
+  if (s == "Pinned") return MemorySpace::kPinned;
+  if (s == "Device") return MemorySpace::kDevice;
+  if (s == "Managed") return MemorySpace::kManaged;
+  if (s == "Array") return MemorySpace::kArray;
+  return MemorySpace::kUnknown;
+}
+
+}  // namespace
+
+bool IsCollectiveKernelName(std::string_view name) {
+  return ContainsIgnoreCase(name.substr(0, 64), "nccl") ||
+         StartsWithIgnoreCase(name, "rccl");
+}
+
+uint16_t ClassifyFlags(EventKind kind, std::string_view name) {
+  uint16_t flags = 0;
+  switch (kind) {
+    case EventKind::kCpuOp:
+    case EventKind::kUserAnnotation:
+    case EventKind::kOther:
+      if (name.starts_with("ProfilerStep#")) flags |= kFlagStepMarker;
+      if (IsHostCollectiveName(name)) flags |= kFlagCollective;
+      if ((name.starts_with("enumerate(DataLoader)#") &&
+           Contains(name, "__next__")) ||
+          name.starts_with("enumerate(DataPipe)#")) {
+        flags |= kFlagDataLoader;
+      }
+      if (IsOneOf(name, kImplicitSyncOps)) flags |= kFlagImplicitSync;
+      if (name.starts_with("autograd::engine::evaluate_function:")) {
+        flags |= kFlagBackward;
+      }
+      if (name.starts_with("Optimizer.")) flags |= kFlagOptimizer;
+      break;
+    case EventKind::kRuntime:
+    case EventKind::kDriver:
+      if (IsOneOf(name, kSyncCalls)) flags |= kFlagSyncCall;
+      if (StartsWithOneOf(name, kLaunchPrefixes) ||
+          StartsWithOneOf(name, kLaunchExtraPrefixes)) {
+        flags |= kFlagLaunch;
+      }
+      if (IsOneOf(name, kGraphLaunch)) flags |= kFlagGraphLaunch;
+      break;
+    case EventKind::kKernel:
+      if (IsCollectiveKernelName(name)) flags |= kFlagCollective;
+      break;
+    case EventKind::kGpuUserAnnotation:
+      if (name.starts_with("ProfilerStep#")) flags |= kFlagGpuStepMarker;
+      break;
+    default:
+      break;
+  }
+  return flags;
+}
+
+CopyKind ParseMemcpyName(std::string_view name) {
+  CopyKind out;
+  auto dir = [](std::string_view n) {
+    if (Contains(n, "HtoD") || Contains(n, "H2D")) return CopyDirection::kHtoD;
+    if (Contains(n, "DtoH") || Contains(n, "D2H")) return CopyDirection::kDtoH;
+    if (Contains(n, "DtoD") || Contains(n, "D2D")) return CopyDirection::kDtoD;
+    if (Contains(n, "PtoP") || Contains(n, "P2P")) return CopyDirection::kPtoP;
+    if (Contains(n, "HtoH") || Contains(n, "H2H")) return CopyDirection::kHtoH;
+    return CopyDirection::kUnknown;
+  };
+  out.direction = dir(name);
+  size_t open = name.find('(');
+  size_t arrow = name.find("->");
+  size_t close = name.rfind(')');
+  if (open != std::string_view::npos && arrow != std::string_view::npos &&
+      close != std::string_view::npos && open < arrow && arrow < close) {
+    out.src = ParseSpace(name.substr(open + 1, arrow - open - 1));
+    out.dst = ParseSpace(name.substr(arrow + 2, close - arrow - 2));
+  }
+  return out;
+}
+
+std::string_view EventKindName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kUnknown: return "unknown";
+    case EventKind::kCpuOp: return "cpu_op";
+    case EventKind::kUserAnnotation: return "user_annotation";
+    case EventKind::kPythonFunction: return "python_function";
+    case EventKind::kRuntime: return "runtime";
+    case EventKind::kDriver: return "driver";
+    case EventKind::kKernel: return "kernel";
+    case EventKind::kMemcpy: return "memcpy";
+    case EventKind::kMemset: return "memset";
+    case EventKind::kGpuUserAnnotation: return "gpu_user_annotation";
+    case EventKind::kCudaSync: return "cuda_sync";
+    case EventKind::kCudaEvent: return "cuda_event";
+    case EventKind::kOverhead: return "overhead";
+    case EventKind::kTraceSpan: return "trace_span";
+    case EventKind::kInstant: return "instant";
+    case EventKind::kOther: return "other";
+  }
+  return "unknown";
+}
+
+std::string_view CopyDirectionName(CopyDirection d) {
+  switch (d) {
+    case CopyDirection::kHtoD: return "HtoD";
+    case CopyDirection::kDtoH: return "DtoH";
+    case CopyDirection::kDtoD: return "DtoD";
+    case CopyDirection::kPtoP: return "PtoP";
+    case CopyDirection::kHtoH: return "HtoH";
+    default: return "unknown";
+  }
+}
+
+std::string_view MemorySpaceName(MemorySpace m) {
+  switch (m) {
+    case MemorySpace::kPageable: return "pageable";
+    case MemorySpace::kPinned: return "pinned";
+    case MemorySpace::kDevice: return "device";
+    case MemorySpace::kManaged: return "managed";
+    case MemorySpace::kArray: return "array";
+    default: return "unknown";
+  }
+}
+
+}  // namespace tracelint

@@ -1,0 +1,51 @@
+#include "analyzer/model/classify.h"
+
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+TEST(Classify, Steps) {
+  EXPECT_TRUE(ClassifyFlags(EventKind::kUserAnnotation, "ProfilerStep#12") & kFlagStepMarker);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp, "ProfilerStep#1") & kFlagStepMarker);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kGpuUserAnnotation, "ProfilerStep#1") & kFlagGpuStepMarker);
+  EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, "ProfilerStep#1") & kFlagStepMarker);
+}
+
+TEST(Classify, CollectivesBothNcclGenerationsAndRccl) {
+  EXPECT_TRUE(ClassifyFlags(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float(x)") & kFlagCollective);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kKernel, "ncclDevKernel_AllGather_RING_LL(x)") & kFlagCollective);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kKernel, "rcclGenericKernel") & kFlagCollective);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp, "record_param_comms") & kFlagCollective);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kUserAnnotation, "nccl:all_reduce") & kFlagCollective);
+  EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, "volta_sgemm_128x64_nn") & kFlagCollective);
+}
+
+TEST(Classify, DataLoaderSyncLaunch) {
+  EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp,
+                            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__") &
+              kFlagDataLoader);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kUserAnnotation, "enumerate(DataPipe)#x") & kFlagDataLoader);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "cudaStreamSynchronize") & kFlagSyncCall);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "cudaMemcpy") & kFlagSyncCall);
+  EXPECT_FALSE(ClassifyFlags(EventKind::kRuntime, "cudaMemcpyAsync") & kFlagSyncCall);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "cudaMemcpyAsync") & kFlagLaunch);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kDriver, "cuLaunchKernelEx") & kFlagLaunch);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "hipGraphLaunch") & kFlagGraphLaunch);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp, "aten::item") & kFlagImplicitSync);
+}
+
+TEST(Classify, MemcpyNames) {
+  CopyKind k = ParseMemcpyName("Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(k.direction, CopyDirection::kHtoD);
+  EXPECT_EQ(k.src, MemorySpace::kPageable);
+  EXPECT_EQ(k.dst, MemorySpace::kDevice);
+  k = ParseMemcpyName("Memcpy DtoH (Device -> Pinned)");
+  EXPECT_EQ(k.direction, CopyDirection::kDtoH);
+  EXPECT_EQ(k.dst, MemorySpace::kPinned);
+  EXPECT_EQ(ParseMemcpyName("MemcpyH2D").direction, CopyDirection::kHtoD);
+  EXPECT_EQ(ParseMemcpyName("Memcpy PtoP (Device -> Device)").direction, CopyDirection::kPtoP);
+}
+
+}  // namespace
+}  // namespace tracelint

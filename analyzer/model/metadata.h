@@ -1,0 +1,52 @@
+#ifndef TRACELINT_ANALYZER_MODEL_METADATA_H_
+#define TRACELINT_ANALYZER_MODEL_METADATA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/base/time.h"
+
+namespace tracelint {
+
+struct DeviceInfo {
+  int id = -1;
+  std::string name;
+  std::string vendor;  // "NVIDIA", "AMD", "" when unknown
+  int compute_major = -1;
+  int compute_minor = -1;
+  int sm_count = -1;
+  int64_t total_memory_bytes = -1;
+  int max_threads_per_sm = -1;
+
+  bool has_tensor_cores_known() const { return compute_major >= 0; }
+};
+
+struct RunMetadata {
+  std::string source_path;
+  std::string format;     // "kineto-json", "chrome-json", "xspace"
+  std::string framework;  // "PyTorch", "TensorFlow", "JAX", ""
+  std::string framework_version;  // best guess, with how it was guessed
+  std::vector<DeviceInfo> devices;
+  int rank = -1;
+  int world_size = -1;
+  std::string backend;
+  std::string host_name;
+  TimeNs base_time_ns = 0;  // added to every timestamp already
+  std::string trace_name;
+  // Set when the input ended early; events up to the last complete one kept.
+  bool truncated = false;
+  int64_t truncated_at_byte = -1;  // offset in the decompressed stream
+  int64_t events_read = 0;
+
+  const DeviceInfo* FindDevice(int id) const {
+    for (const DeviceInfo& d : devices) {
+      if (d.id == id) return &d;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_MODEL_METADATA_H_

@@ -1,0 +1,53 @@
+#include "analyzer/model/string_pool.h"
+
+#include <cstring>
+
+namespace tracelint {
+namespace {
+constexpr size_t kChunkBytes = 64 * 1024;
+}  // namespace
+
+StringPool::StringPool() {
+  views_.emplace_back();
+  index_.emplace(std::string_view(), kEmptyStringId);
+}
+
+std::string_view StringPool::Store(std::string_view s) {
+  if (s.size() > kChunkBytes / 4) {
+    // Large strings get their own chunk so they do not waste a shared one.
+    auto block = std::make_unique<char[]>(s.size());
+    std::memcpy(block.get(), s.data(), s.size());
+    std::string_view view(block.get(), s.size());
+    chunks_.insert(chunks_.begin(), std::move(block));
+    arena_bytes_ += s.size();
+    return view;
+  }
+  if (chunks_.empty() || chunk_used_ + s.size() > chunk_size_) {
+    chunks_.push_back(std::make_unique<char[]>(kChunkBytes));
+    chunk_used_ = 0;
+    chunk_size_ = kChunkBytes;
+    arena_bytes_ += kChunkBytes;
+  }
+  char* dst = chunks_.back().get() + chunk_used_;
+  std::memcpy(dst, s.data(), s.size());
+  chunk_used_ += s.size();
+  return std::string_view(dst, s.size());
+}
+
+StringId StringPool::Intern(std::string_view s) {
+  auto it = index_.find(s);
+  if (it != index_.end()) return it->second;
+  std::string_view stored = Store(s);
+  StringId id = static_cast<StringId>(views_.size());
+  views_.push_back(stored);
+  index_.emplace(stored, id);
+  return id;
+}
+
+std::optional<StringId> StringPool::Find(std::string_view s) const {
+  auto it = index_.find(s);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace tracelint

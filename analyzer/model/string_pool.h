@@ -1,0 +1,49 @@
+#ifndef TRACELINT_ANALYZER_MODEL_STRING_POOL_H_
+#define TRACELINT_ANALYZER_MODEL_STRING_POOL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace tracelint {
+
+// 32-bit handle of an interned string. Id 0 is always the empty string.
+using StringId = uint32_t;
+inline constexpr StringId kEmptyStringId = 0;
+
+// Interns strings once; views stay valid for the pool's lifetime (chunked
+// arena, never reallocated). Not thread-safe: each parser part owns a pool
+// and parts are merged by remapping ids.
+class StringPool {
+ public:
+  StringPool();
+  StringPool(StringPool&&) = default;
+  StringPool& operator=(StringPool&&) = default;
+  StringPool(const StringPool&) = delete;
+  StringPool& operator=(const StringPool&) = delete;
+
+  StringId Intern(std::string_view s);
+  std::optional<StringId> Find(std::string_view s) const;
+  std::string_view Get(StringId id) const { return views_[id]; }
+  size_t size() const { return views_.size(); }
+  // Bytes held by the arena (for the memory report).
+  size_t arena_bytes() const { return arena_bytes_; }
+
+ private:
+  std::string_view Store(std::string_view s);
+
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  size_t chunk_used_ = 0;
+  size_t chunk_size_ = 0;
+  size_t arena_bytes_ = 0;
+  std::vector<std::string_view> views_;
+  absl::flat_hash_map<std::string_view, StringId> index_;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_MODEL_STRING_POOL_H_

@@ -1,0 +1,176 @@
+#ifndef TRACELINT_ANALYZER_MODEL_TIMELINE_H_
+#define TRACELINT_ANALYZER_MODEL_TIMELINE_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/base/time.h"
+#include "analyzer/model/diagnostics.h"
+#include "analyzer/model/event_kinds.h"
+#include "analyzer/model/metadata.h"
+#include "analyzer/model/string_pool.h"
+
+namespace tracelint {
+
+using TrackId = uint32_t;
+using SliceId = uint32_t;  // index into the slice columns
+inline constexpr uint32_t kNoIndex = 0xffffffffu;
+
+struct Track {
+  TrackKind kind = TrackKind::kOther;
+  int64_t pid = 0;        // OS pid, or device index for device streams
+  int64_t tid = 0;        // OS tid, or stream id for device streams
+  int32_t device = -1;    // device index for device streams
+  StringId name = kEmptyStringId;
+  // Tracks made by the nesting repair point at the track they came from.
+  TrackId overflow_of = kNoIndex;
+};
+
+// A typed argument value. Strings are interned.
+struct ArgValue {
+  enum class Type : uint8_t { kNone = 0, kInt, kUInt, kDouble, kString, kBool };
+  Type type = Type::kNone;
+  union {
+    int64_t i;
+    uint64_t u;
+    double d;
+    StringId s;
+    bool b;
+  };
+  ArgValue() : i(0) {}
+  static ArgValue Int(int64_t v) { ArgValue a; a.type = Type::kInt; a.i = v; return a; }
+  static ArgValue UInt(uint64_t v) { ArgValue a; a.type = Type::kUInt; a.u = v; return a; }
+  static ArgValue Double(double v) { ArgValue a; a.type = Type::kDouble; a.d = v; return a; }
+  static ArgValue String(StringId v) { ArgValue a; a.type = Type::kString; a.s = v; return a; }
+  static ArgValue Bool(bool v) { ArgValue a; a.type = Type::kBool; a.b = v; return a; }
+  std::optional<int64_t> AsInt() const;
+  std::optional<double> AsDouble() const;
+};
+
+struct Arg {
+  StringId key = kEmptyStringId;
+  ArgValue value;
+};
+
+// Launch configuration and copy facts of device activities. Unknown values
+// are -1 (or 0 for the grid/block products).
+struct DeviceDetails {
+  int32_t grid[3] = {0, 0, 0};
+  int32_t block[3] = {0, 0, 0};
+  int32_t registers_per_thread = -1;
+  int32_t shared_memory_bytes = -1;
+  float blocks_per_sm = -1;          // as the trace states it
+  float est_achieved_occupancy_pct = -1;
+  int64_t bytes = -1;                // memcpy / memset size
+  CopyDirection direction = CopyDirection::kUnknown;
+  MemorySpace src = MemorySpace::kUnknown;
+  MemorySpace dst = MemorySpace::kUnknown;
+  bool synchronous = false;          // copy issued by a blocking API
+
+  int64_t BlockCount() const {
+    if (grid[0] <= 0) return 0;
+    return int64_t{grid[0]} * std::max(1, grid[1]) * std::max(1, grid[2]);
+  }
+};
+
+// Slices as columns (struct of arrays), sorted by (track, ts_ns, -dur_ns,
+// input order) so each track's slices are contiguous and nested in order.
+struct SliceColumns {
+  std::vector<TimeNs> ts_ns;
+  std::vector<TimeNs> dur_ns;
+  std::vector<TrackId> track;
+  std::vector<StringId> name;
+  std::vector<EventKind> kind;
+  std::vector<uint16_t> flags;
+  std::vector<uint16_t> depth;
+  std::vector<SliceId> parent;       // kNoIndex at depth 0
+  std::vector<int64_t> correlation;  // 0 = none
+  std::vector<int64_t> external_id;  // 0 = none
+  std::vector<uint32_t> args_begin;
+  std::vector<uint32_t> args_count;
+  std::vector<uint32_t> details;     // index into device_details or kNoIndex
+  // Device activity -> the runtime/driver call that launched it (by
+  // correlation); kNoIndex when the trace has no partner.
+  std::vector<SliceId> launch;
+
+  size_t size() const { return ts_ns.size(); }
+  TimeNs end_ns(SliceId s) const { return ts_ns[s] + dur_ns[s]; }
+};
+
+struct Flow {
+  int64_t id = 0;
+  StringId category = kEmptyStringId;
+  SliceId from = kNoIndex;
+  SliceId to = kNoIndex;
+};
+
+struct CounterSample {
+  StringId name = kEmptyStringId;  // e.g. "Total Allocated"
+  int32_t device = -1;             // -1 = host memory
+  TimeNs ts_ns = 0;
+  double value = 0;
+};
+
+// One rank's immutable, finalized timeline. Build it with TimelineBuilder.
+class Timeline {
+ public:
+  Timeline() = default;
+  Timeline(Timeline&&) = default;
+  Timeline& operator=(Timeline&&) = default;
+
+  const StringPool& strings() const { return strings_; }
+  std::string_view str(StringId id) const { return strings_.Get(id); }
+  const std::vector<Track>& tracks() const { return tracks_; }
+  const SliceColumns& slices() const { return slices_; }
+  size_t slice_count() const { return slices_.size(); }
+  // Slices of one track: [first, last) in the columns.
+  std::pair<SliceId, SliceId> track_range(TrackId t) const {
+    return {track_begin_[t], track_begin_[t + 1]};
+  }
+  std::span<const Arg> args(SliceId s) const {
+    return {args_.data() + slices_.args_begin[s], slices_.args_count[s]};
+  }
+  const Arg* FindArg(SliceId s, std::string_view key) const;
+  const DeviceDetails* details(SliceId s) const {
+    uint32_t d = slices_.details[s];
+    return d == kNoIndex ? nullptr : &device_details_[d];
+  }
+  const std::vector<Flow>& flows() const { return flows_; }
+  const std::vector<CounterSample>& counters() const { return counters_; }
+  const RunMetadata& metadata() const { return metadata_; }
+  const ImportDiagnostics& diagnostics() const { return diagnostics_; }
+  ImportDiagnostics& mutable_diagnostics() { return diagnostics_; }
+
+  bool HasFlag(SliceId s, EventFlag f) const { return (slices_.flags[s] & f) != 0; }
+  // Earliest start and latest end over all slices; {0,0} when empty.
+  std::pair<TimeNs, TimeNs> Bounds() const;
+  // Approximate heap bytes held (for the benchmark's memory figures).
+  size_t MemoryBytes() const;
+
+ private:
+  friend class TimelineBuilder;
+
+  StringPool strings_;
+  std::vector<Track> tracks_;
+  std::vector<SliceId> track_begin_;  // size tracks_+1
+  SliceColumns slices_;
+  std::vector<Arg> args_;
+  std::vector<DeviceDetails> device_details_;
+  std::vector<Flow> flows_;
+  std::vector<CounterSample> counters_;
+  RunMetadata metadata_;
+  ImportDiagnostics diagnostics_;
+};
+
+// A run: one timeline per rank, ordered by rank (then by file name).
+struct Run {
+  std::vector<Timeline> ranks;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_MODEL_TIMELINE_H_

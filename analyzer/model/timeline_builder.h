@@ -1,0 +1,113 @@
+#ifndef TRACELINT_ANALYZER_MODEL_TIMELINE_BUILDER_H_
+#define TRACELINT_ANALYZER_MODEL_TIMELINE_BUILDER_H_
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "analyzer/model/timeline.h"
+
+namespace tracelint {
+
+struct SliceSpec {
+  TimeNs ts_ns = 0;
+  TimeNs dur_ns = 0;
+  TrackId track = 0;
+  StringId name = kEmptyStringId;
+  EventKind kind = EventKind::kUnknown;
+  uint16_t extra_flags = 0;  // flags only the format knows (added to classify.cc's)
+  int64_t correlation = 0;
+  int64_t external_id = 0;
+};
+
+// One end of a flow arrow as the trace states it; resolved to slices at
+// Finalize by time containment on the track.
+struct FlowPoint {
+  int64_t id = 0;
+  StringId category = kEmptyStringId;
+  bool is_start = true;
+  bool bind_enclosing = true;  // Chrome "bp":"e"; else the next slice
+  TrackId track = 0;
+  TimeNs ts_ns = 0;
+};
+
+struct FinalizeOptions {
+  // A child that ends after its parent by at most this much is clamped into
+  // it; a larger overshoot moves the child to an overflow track.
+  TimeNs nesting_clamp_ns = 1000;
+};
+
+// Parsers write only through this. Several builders can parse parts of one
+// input independently; Append() merges them in input order, and Finalize()
+// sorts with input order as the last tie-break, so the result does not
+// depend on how the input was split.
+class TimelineBuilder {
+ public:
+  TimelineBuilder() = default;
+  TimelineBuilder(TimelineBuilder&&) = default;
+  TimelineBuilder& operator=(TimelineBuilder&&) = default;
+
+  StringPool& strings() { return strings_; }
+  StringId Intern(std::string_view s) { return strings_.Intern(s); }
+
+  // Tracks are keyed by (kind, pid, tid). For device streams pid is the
+  // device index and tid the stream id.
+  TrackId GetTrack(TrackKind kind, int64_t pid, int64_t tid);
+  void SetTrackName(TrackId track, StringId name);
+
+  // Returns the slice's position among this builder's slices.
+  uint32_t AddSlice(const SliceSpec& spec);
+  // Attach to the most recently added slice.
+  void AddArg(StringId key, const ArgValue& value);
+  DeviceDetails& AddDetails();
+
+  void AddFlowPoint(const FlowPoint& point) { flow_points_.push_back(point); }
+  void AddCounter(const CounterSample& sample) { counters_.push_back(sample); }
+
+  RunMetadata& metadata() { return metadata_; }
+  ImportDiagnostics& diagnostics() { return diagnostics_; }
+  size_t slice_count() const { return pending_.size(); }
+
+  // Moves `part`'s contents after this builder's, remapping ids. Metadata
+  // fields unset here are taken from the part.
+  void Append(TimelineBuilder&& part);
+
+  absl::StatusOr<Timeline> Finalize(const FinalizeOptions& options = {}) &&;
+
+ private:
+  struct PendingSlice {
+    TimeNs ts_ns;
+    TimeNs dur_ns;
+    TrackId track;
+    StringId name;
+    EventKind kind;
+    uint16_t flags;
+    int64_t correlation;
+    int64_t external_id;
+    uint32_t args_begin;
+    uint32_t args_count;
+    uint32_t details;
+  };
+
+  void RepairNesting(const FinalizeOptions& options, Timeline& tl,
+                     std::vector<uint32_t>& order);
+  void LinkCorrelations(Timeline& tl);
+  void ResolveFlows(Timeline& tl);
+
+  StringPool strings_;
+  std::vector<Track> tracks_;
+  absl::flat_hash_map<std::tuple<uint8_t, int64_t, int64_t>, TrackId> track_index_;
+  std::vector<PendingSlice> pending_;
+  std::vector<Arg> args_;
+  std::vector<DeviceDetails> details_;
+  std::vector<FlowPoint> flow_points_;
+  std::vector<CounterSample> counters_;
+  RunMetadata metadata_;
+  ImportDiagnostics diagnostics_;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_MODEL_TIMELINE_BUILDER_H_
