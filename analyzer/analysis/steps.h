@@ -1,0 +1,38 @@
+#ifndef TRACELINT_ANALYZER_ANALYSIS_STEPS_H_
+#define TRACELINT_ANALYZER_ANALYSIS_STEPS_H_
+
+#include <string>
+#include <vector>
+
+#include "analyzer/model/timeline.h"
+
+namespace tracelint {
+
+struct Step {
+  int64_t number = -1;           // N of ProfilerStep#N; 0 for the single window
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;             // includes device work launched inside the step
+  SliceId marker = kNoIndex;     // the host ProfilerStep#N slice, if any
+  TimeNs host_end_ns = 0;        // end of the host marker
+  int64_t device_activities = 0; // device activities launched inside the step
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+
+struct StepSet {
+  std::vector<Step> steps;        // the analysed (complete) steps, in time order
+  bool from_markers = false;      // false: one window over the whole trace
+  int dropped_incomplete = 0;     // trailing steps whose device work is missing
+  std::vector<std::string> notes; // why steps look the way they do
+  TimeNs TotalNs() const {
+    TimeNs t = 0;
+    for (const Step& s : steps) t += s.duration_ns();
+    return t;
+  }
+};
+
+// timeline_to_steps: the TensorBoard plugin's step rule (domain.md, "Steps").
+StepSet ComputeSteps(const Timeline& tl);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_ANALYSIS_STEPS_H_

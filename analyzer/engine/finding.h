@@ -1,0 +1,75 @@
+#ifndef TRACELINT_ANALYZER_ENGINE_FINDING_H_
+#define TRACELINT_ANALYZER_ENGINE_FINDING_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/base/time.h"
+
+namespace tracelint {
+
+enum class FindingSeverity : uint8_t { kLow = 0, kMedium = 1, kHigh = 2 };
+// How the recoverable time was obtained.
+enum class Confidence : uint8_t {
+  kInferred = 0,  // from names / heuristics
+  kModelled = 1,  // from a model (e.g. an assumed Tensor Core speed-up)
+  kMeasured = 2,  // measured directly on the timeline
+};
+
+std::string_view FindingSeverityName(FindingSeverity s);
+std::string_view ConfidenceName(Confidence c);
+
+// "GPU idle 38% of step (threshold 10%)": a value shown against its threshold.
+struct Evidence {
+  std::string text;
+  double value = 0;       // in the unit named by `unit`
+  double threshold = 0;   // NaN-free; 0 when there is none
+  std::string unit;       // "share", "ns", "GB/s", "count"
+};
+
+struct TopItem {
+  std::string name;          // op or kernel name
+  TimeNs total_ns = 0;
+  int64_t count = 0;
+  std::string detail;        // shapes, dtype, cause ...
+};
+
+struct FindingLocation {
+  int rank = -1;
+  int64_t first_step = -1;   // step numbers as the trace names them
+  int64_t last_step = -1;
+  std::string track;         // "stream 7", "thread 1102"
+  TimeNs start_ns = 0;       // time range of the worst instance
+  TimeNs end_ns = 0;
+  std::vector<TopItem> top_items;
+  std::vector<std::string> python_stack;  // innermost last, when present
+};
+
+struct Finding {
+  std::string rule_id;           // stamped by the engine, never by a rule
+  std::string cause;             // sub-cause key, e.g. "data_loader"
+  FindingSeverity severity = FindingSeverity::kLow;
+  TimeNs recoverable_ns_per_step = 0;  // an upper bound, mean over steps
+  double recoverable_share = 0;        // of the mean step, 0..1
+  Confidence confidence = Confidence::kMeasured;
+  std::string title;
+  std::string message;
+  std::vector<Evidence> evidence;
+  FindingLocation location;
+  std::string fix;
+  // Per-rank values when the run has several ranks ("rank 3: 12.1 ms").
+  std::vector<std::string> per_rank;
+};
+
+// Outcome of one rule on one rank: findings, or why it could not judge.
+struct RuleOutcome {
+  std::string rule_id;
+  bool applicable = true;            // the gate said yes
+  std::string not_judged_reason;     // set when the rule could not analyse
+  std::vector<Finding> findings;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_ENGINE_FINDING_H_
