@@ -1,0 +1,58 @@
+#ifndef TRACELINT_ANALYZER_ENGINE_RULE_H_
+#define TRACELINT_ANALYZER_ENGINE_RULE_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/engine/finding.h"
+
+namespace tracelint {
+
+class AnalysisContext;
+
+// A named, documented threshold. Overridable as `<rule-id>.<name>=value`.
+struct RuleOptionSpec {
+  std::string name;         // CamelCase, e.g. "MinIdleShare"
+  double default_value = 0;
+  std::string unit;         // "share", "ns", "count", "factor"
+  std::string description;
+  double min_value = 0;     // values outside [min, max] are rejected at start
+  double max_value = 1e18;
+};
+
+// Effective option values for one rule (defaults merged with overrides).
+class RuleOptions {
+ public:
+  RuleOptions() = default;
+  explicit RuleOptions(std::map<std::string, double> values) : values_(std::move(values)) {}
+  // Returns the value; an unknown name is a programming error caught by
+  // the registry test (every Get must name a declared option).
+  double Get(std::string_view name) const {
+    auto it = values_.find(std::string(name));
+    return it == values_.end() ? 0.0 : it->second;
+  }
+  const std::map<std::string, double>& values() const { return values_; }
+
+ private:
+  std::map<std::string, double> values_;
+};
+
+// One check. Rules read signals from the AnalysisContext, never raw format
+// details, and never name themselves: the registry owns the id and stamps
+// it on every finding.
+class Rule {
+ public:
+  virtual ~Rule() = default;
+  // One line, shared with the rule's doc page.
+  virtual std::string_view summary() const = 0;
+  virtual std::vector<RuleOptionSpec> options() const = 0;
+  // Gate + check for one rank. Set outcome.applicable=false with
+  // not_judged_reason when the trace lacks what the rule needs.
+  virtual RuleOutcome Check(AnalysisContext& ctx, const RuleOptions& options) const = 0;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_ENGINE_RULE_H_
