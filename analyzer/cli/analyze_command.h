@@ -1,0 +1,34 @@
+#ifndef TRACELINT_ANALYZER_CLI_ANALYZE_COMMAND_H_
+#define TRACELINT_ANALYZER_CLI_ANALYZE_COMMAND_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tracelint {
+
+struct AnalyzeArgs {
+  std::string path;
+  std::string format = "text";  // text | json
+  std::string output;           // empty: stdout
+  int top_n = 10;
+  int64_t batch_size = 0;
+  double price_per_hour = 0;
+  std::string span;
+  std::string run;
+  std::string rules = "*";
+  std::vector<std::string> set_overrides;
+  std::string config_path;
+  int threads = 0;
+  int64_t split_bytes = 0;  // 0: parser default
+};
+
+// The whole `tracelint analyze` job, testable without a process: returns
+// the exit code (exit_codes.h), writes the report to `out` (or args.output)
+// and one-line errors/warnings to `err`.
+int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_CLI_ANALYZE_COMMAND_H_

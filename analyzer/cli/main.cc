@@ -1,0 +1,53 @@
+// tracelint: reads GPU profiler traces and ranks what wastes GPU time.
+// main stays tiny: parsing the command line and calling the testable
+// commands in analyze_command.cc / rules_command.cc.
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "analyzer/cli/analyze_command.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/rules_command.h"
+
+int main(int argc, char** argv) {
+  using namespace tracelint;
+  CLI::App app{"tracelint: finds what wastes GPU time in profiler traces, ranked by the step "
+               "time you would win back"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tracelint 0.1.0");
+
+  AnalyzeArgs a;
+  CLI::App* analyze = app.add_subcommand("analyze", "analyze a trace file or directory");
+  analyze->add_option("path", a.path, "trace file (.json, .json.gz, .xplane.pb) or directory")
+      ->required();
+  analyze->add_option("--format", a.format, "output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  analyze->add_option("-o,--output", a.output, "write the report to this file");
+  analyze->add_option("--top", a.top_n, "rows in the top-kernel/op tables and findings shown")
+      ->check(CLI::PositiveNumber);
+  analyze->add_option("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
+  analyze->add_option("--price-per-hour", a.price_per_hour,
+                      "price of all machines of the run per hour (samples per dollar)");
+  analyze->add_option("--span", a.span, "profiling span stamp to analyse (default newest)");
+  analyze->add_option("--run", a.run, "TensorBoard run to analyse (default newest)");
+  analyze->add_option("--rules", a.rules, "rule selection globs, e.g. '-*,gpu-*'");
+  analyze->add_option("--set", a.set_overrides, "rule option, <rule-id>.<Option>=value");
+  analyze->add_option("--config", a.config_path, "rule options file (JSON or TOML)");
+  analyze->add_option("--threads", a.threads, "parser threads (0 = all cores)");
+  analyze->add_option("--split-bytes", a.split_bytes,
+                      "split large event arrays into parts of this size (testing)");
+
+  RulesArgs r;
+  CLI::App* rules = app.add_subcommand("rules", "list the rules and their options");
+  rules->add_flag("--dump-config", r.dump_config, "print every option with its default");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 reports through exceptions; map them to the usage exit code.
+    int code = app.exit(e);
+    return e.get_exit_code() == 0 ? code : kExitUsage;
+  }
+  if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
+  if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
+  return kExitUsage;
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs tracelint's build and test dependencies from Debian 12's packages.
+# Idempotent; run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libsimdjson-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev libcli11-dev
+  libprotobuf-dev protobuf-compiler libdeflate-dev libisal-dev zlib1g-dev
+  libtomlplusplus-dev python3 python3-jsonschema
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+echo "setup: all dependencies present"
