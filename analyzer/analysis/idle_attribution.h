@@ -13,6 +13,23 @@ class AnalysisContext;
 
 // domain.md, "Time accounting": every idle instant of a device inside a
 // step is charged to exactly one cause; each cause has one owning rule.
+//
+// Per idle interval of a device inside a step:
+//  - the device activity that ends it has no linked launch, or was replayed
+//    by a graph launch: unattributed (never guessed);
+//  - its launch began before the interval: a device-side wait (on a
+//    collective when that activity, or one that ended at the interval's
+//    start, is a collective kernel);
+//  - otherwise the interval is cut at the boundaries of the host slices on
+//    the launching thread (the step marker's thread for idle at the end of
+//    a step) and each piece gets the first cause present, by priority:
+//    data loader > inside a synchronizing call (incl. aten::item and a
+//    pageable D2H copy) > inside a pageable H2D copy call > the GPU ran dry
+//    while the host was blocked in a synchronizing call (the rest of that
+//    interval) > self time of an op that launches nothing > launch overhead
+//    (interval shorter than launch_gap_ns while inside a launch call or an
+//    op that launches) > other host work > host silent (only the step
+//    marker, or nothing, on the thread).
 enum class IdleCause : uint8_t {
   kDataLoader = 0,        // gpu-idle-gaps
   kSyncCall,              // host-side-ops
@@ -36,6 +53,12 @@ struct IdlePiece {
   IdleCause cause = IdleCause::kUnattributed;
   SliceId host_slice = kNoIndex;  // innermost host op covering the piece
   SliceId next_activity = kNoIndex;  // device activity that ends the gap
+  int gap = -1;                   // pieces of one idle interval share this
+  SliceId host_thread_slice = kNoIndex;  // launch (or step marker) whose thread was examined
+  // The host slice that decided the cause: the DataLoader op, the
+  // synchronizing call (for a drained queue, the one the host was blocked
+  // in), the copy call, the host op; kNoIndex when none did.
+  SliceId cause_slice = kNoIndex;
 };
 
 struct IdleAttribution {
@@ -46,6 +69,18 @@ struct IdleAttribution {
   TimeNs total_idle_ns = 0;
 };
 
+struct IdleAttributionOptions {
+  // Below this gap length, idle inside launch work is launch overhead
+  // (HTA's launch runtime cutoff); gpu-idle-gaps' LaunchGapNs option.
+  TimeNs launch_gap_ns = 50 * kNsPerUs;
+};
+
+// The cached AnalysisContext::idle_attribution() uses the default options.
+// Changing launch_gap_ns only moves time between launch overhead and other
+// host work, both owned by gpu-idle-gaps, so a rule may recompute with its
+// own value without breaking the one-cause-per-instant accounting.
+IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
+                                       const IdleAttributionOptions& options);
 IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx);
 
 }  // namespace tracelint

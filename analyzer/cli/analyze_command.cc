@@ -123,6 +123,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     }
   }
   for (const std::string& w : run->warnings) err << "tracelint: warning: " << w << "\n";
+  for (const std::string& w : result->warnings) err << "tracelint: warning: " << w << "\n";
 
   std::string report =
       args.format == "json" ? RenderJsonReport(input) : RenderTextReport(input);

@@ -1,0 +1,295 @@
+#include "analyzer/analysis/idle_attribution.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/steps.h"
+
+namespace tracelint {
+namespace {
+
+// Host-side facts the attribution needs, computed once per timeline.
+class HostIndex {
+ public:
+  explicit HostIndex(const Timeline& tl) : tl_(tl) {
+    const SliceColumns& c = tl.slices();
+    launches_below_.assign(c.size(), false);
+    activity_of_launch_.assign(c.size(), kNoIndex);
+    for (SliceId s = 0; s < c.size(); ++s) {
+      if (!IsDeviceActivity(c.kind[s]) || c.launch[s] == kNoIndex) continue;
+      SliceId launch = c.launch[s];
+      if (activity_of_launch_[launch] == kNoIndex) activity_of_launch_[launch] = s;
+      // An op "launches" when any call below it put work on the device.
+      for (SliceId p = launch; p != kNoIndex && !launches_below_[p]; p = c.parent[p]) {
+        launches_below_[p] = true;
+      }
+    }
+  }
+
+  // Innermost slice of `track` covering instant t, or kNoIndex.
+  SliceId InnermostAt(TrackId track, TimeNs t) const {
+    const SliceColumns& c = tl_.slices();
+    auto [first, last] = tl_.track_range(track);
+    const TimeNs* begin = c.ts_ns.data() + first;
+    const TimeNs* end = c.ts_ns.data() + last;
+    // Same-start slices sort outermost first, so upper_bound - 1 is the
+    // innermost of them; an earlier slice that already ended leads up its
+    // parent chain to the innermost one that covers t (proper nesting).
+    const TimeNs* it = std::upper_bound(begin, end, t);
+    if (it == begin) return kNoIndex;
+    SliceId s = first + static_cast<SliceId>(it - begin) - 1;
+    while (s != kNoIndex && c.end_ns(s) <= t) s = c.parent[s];
+    return s;
+  }
+
+  // Boundaries of host slices of `track` strictly inside (a, b), sorted.
+  std::vector<TimeNs> CutsInside(TrackId track, TimeNs a, TimeNs b) const {
+    const SliceColumns& c = tl_.slices();
+    std::vector<TimeNs> cuts;
+    for (SliceId s = InnermostAt(track, a); s != kNoIndex; s = c.parent[s]) {
+      if (c.end_ns(s) < b) cuts.push_back(c.end_ns(s));
+    }
+    auto [first, last] = tl_.track_range(track);
+    const TimeNs* begin = c.ts_ns.data() + first;
+    const TimeNs* end = c.ts_ns.data() + last;
+    for (const TimeNs* it = std::upper_bound(begin, end, a); it != end && *it < b; ++it) {
+      SliceId s = first + static_cast<SliceId>(it - begin);
+      cuts.push_back(c.ts_ns[s]);
+      if (c.end_ns(s) < b) cuts.push_back(c.end_ns(s));
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    std::erase_if(cuts, [&](TimeNs t) { return t <= a || t >= b; });
+    return cuts;
+  }
+
+  bool launches_below(SliceId s) const { return launches_below_[s]; }
+  SliceId activity_of_launch(SliceId s) const { return activity_of_launch_[s]; }
+
+ private:
+  const Timeline& tl_;
+  std::vector<bool> launches_below_;
+  std::vector<SliceId> activity_of_launch_;
+};
+
+bool IsHostOp(EventKind k) { return k == EventKind::kCpuOp || k == EventKind::kUserAnnotation; }
+
+// The memcpy a blocking copy call waits for, when it is pageable.
+const DeviceDetails* PageableCopyOf(const Timeline& tl, const HostIndex& index, SliceId call) {
+  SliceId activity = index.activity_of_launch(call);
+  if (activity == kNoIndex || tl.slices().kind[activity] != EventKind::kMemcpy) return nullptr;
+  const DeviceDetails* d = tl.details(activity);
+  if (d == nullptr) return nullptr;
+  return d->src == MemorySpace::kPageable || d->dst == MemorySpace::kPageable ? d : nullptr;
+}
+
+// A call that blocks the host until the device catches up.
+bool IsBlockingCall(const Timeline& tl, const HostIndex& index, SliceId s) {
+  if (tl.HasFlag(s, kFlagSyncCall) || tl.HasFlag(s, kFlagImplicitSync)) return true;
+  const DeviceDetails* d = PageableCopyOf(tl, index, s);
+  return d != nullptr && d->direction == CopyDirection::kDtoH;
+}
+
+// Step 3 of domain.md's attribution, for one piece whose host situation is
+// the slice stack ending at `innermost` (kNoIndex: nothing on the thread).
+IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermost,
+                    TimeNs gap_ns, SliceId drained_by, const IdleAttributionOptions& options,
+                    SliceId* host_op, SliceId* cause_slice) {
+  const SliceColumns& c = tl.slices();
+  SliceId data_loader = kNoIndex, sync = kNoIndex, pageable = kNoIndex;
+  bool in_launch_work = false;
+  bool any_work = false;
+  SliceId op = kNoIndex;
+  for (SliceId s = innermost; s != kNoIndex; s = c.parent[s]) {
+    if (tl.HasFlag(s, kFlagStepMarker)) continue;  // the marker itself is not work
+    any_work = true;
+    // Walking outwards, the last assignment keeps the outermost slice
+    // (aten::item rather than the cudaStreamSynchronize inside it).
+    if (tl.HasFlag(s, kFlagDataLoader)) data_loader = s;
+    if (tl.HasFlag(s, kFlagSyncCall) || tl.HasFlag(s, kFlagImplicitSync)) sync = s;
+    EventKind k = c.kind[s];
+    if (k == EventKind::kRuntime || k == EventKind::kDriver) {
+      if (const DeviceDetails* d = PageableCopyOf(tl, index, s)) {
+        // A pageable D2H blocks like a sync; a pageable H2D is its own cause.
+        if (d->direction == CopyDirection::kDtoH) {
+          sync = s;
+        } else {
+          pageable = s;
+        }
+      }
+      if (tl.HasFlag(s, kFlagLaunch)) in_launch_work = true;
+    }
+    if (IsHostOp(k) && op == kNoIndex) op = s;
+  }
+  *host_op = op;
+  *cause_slice = kNoIndex;
+  auto decided = [cause_slice](SliceId s, IdleCause cause) {
+    *cause_slice = s;
+    return cause;
+  };
+  if (data_loader != kNoIndex) return decided(data_loader, IdleCause::kDataLoader);
+  if (sync != kNoIndex) return decided(sync, IdleCause::kSyncCall);
+  if (pageable != kNoIndex) return decided(pageable, IdleCause::kPageableCopy);
+  // The host was blocked in a sync when the GPU ran dry, so whatever it does
+  // next is exposed: the sync, not that work, emptied the queue.
+  if (drained_by != kNoIndex) return decided(drained_by, IdleCause::kSyncCall);
+  // Self time of an op that launches nothing: the innermost slice is the op.
+  if (innermost != kNoIndex && innermost == op && !index.launches_below(op)) {
+    return decided(op, IdleCause::kHostSideOp);
+  }
+  // Short gaps while the host is issuing work: the launch path itself, or
+  // the dispatch of an op that launches (launch-bound steps).
+  if (gap_ns < options.launch_gap_ns &&
+      (in_launch_work || (op != kNoIndex && index.launches_below(op)))) {
+    return IdleCause::kLaunchOverhead;
+  }
+  if (any_work) return IdleCause::kOtherHostWork;
+  return IdleCause::kHostSilent;
+}
+
+struct DeviceSlices {
+  std::vector<std::pair<TimeNs, SliceId>> by_start;  // activities sorted by (ts, id)
+  std::vector<std::pair<TimeNs, SliceId>> by_end;    // activities sorted by (end, id)
+};
+
+}  // namespace
+
+std::string_view IdleCauseName(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::kDataLoader: return "data_loader";
+    case IdleCause::kSyncCall: return "sync_call";
+    case IdleCause::kPageableCopy: return "pageable_copy";
+    case IdleCause::kHostSideOp: return "host_side_op";
+    case IdleCause::kLaunchOverhead: return "launch_overhead";
+    case IdleCause::kOtherHostWork: return "other_host_work";
+    case IdleCause::kHostSilent: return "host_silent";
+    case IdleCause::kDeviceWaitCollective: return "device_wait_collective";
+    case IdleCause::kDeviceWaitOther: return "device_wait_other";
+    case IdleCause::kUnattributed: return "unattributed";
+  }
+  return "unattributed";
+}
+
+IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx) {
+  return ComputeIdleAttribution(ctx, IdleAttributionOptions{});
+}
+
+IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
+                                       const IdleAttributionOptions& options) {
+  const Timeline& tl = ctx.timeline();
+  const SliceColumns& c = tl.slices();
+  const StepSet& steps = ctx.steps();
+  IdleAttribution out;
+  out.per_step_ns.assign(steps.steps.size(), {});
+  if (steps.steps.empty()) return out;
+  HostIndex index(tl);
+
+  std::vector<DeviceSlices> by_device;
+  std::vector<int> device_ids;
+  for (const DeviceActivity& d : ctx.device_activity()) device_ids.push_back(d.device);
+  by_device.resize(device_ids.size());
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!IsDeviceActivity(c.kind[s])) continue;
+    int device = tl.tracks()[c.track[s]].device;
+    auto it = std::find(device_ids.begin(), device_ids.end(), device);
+    if (it == device_ids.end()) continue;
+    DeviceSlices& ds = by_device[it - device_ids.begin()];
+    ds.by_start.emplace_back(c.ts_ns[s], s);
+    ds.by_end.emplace_back(c.end_ns(s), s);
+  }
+  for (DeviceSlices& ds : by_device) {
+    std::sort(ds.by_start.begin(), ds.by_start.end());
+    std::sort(ds.by_end.begin(), ds.by_end.end());
+  }
+
+  int gap_counter = 0;
+  for (size_t di = 0; di < device_ids.size(); ++di) {
+    const DeviceActivity& activity = ctx.device_activity()[di];
+    const DeviceSlices& ds = by_device[di];
+    for (size_t si = 0; si < steps.steps.size(); ++si) {
+      const Step& step = steps.steps[si];
+      IntervalSet idle = activity.all.ComplementWithin(step.start_ns, step.end_ns);
+      for (const Interval& gap : idle.intervals()) {
+        int gap_id = gap_counter++;
+        auto emit = [&](TimeNs a, TimeNs b, IdleCause cause, SliceId host, SliceId next,
+                        SliceId thread_slice, SliceId cause_slice = kNoIndex) {
+          if (b <= a) return;
+          out.pieces.push_back({activity.device, static_cast<int>(si), a, b, cause, host, next,
+                                gap_id, thread_slice, cause_slice});
+          out.per_step_ns[si][static_cast<int>(cause)] += b - a;
+          out.total_ns[static_cast<int>(cause)] += b - a;
+          out.total_idle_ns += b - a;
+        };
+        // The activity that ends the gap: the first one starting at its end.
+        auto next_it = std::lower_bound(ds.by_start.begin(), ds.by_start.end(),
+                                        std::make_pair(gap.end_ns, SliceId{0}));
+        SliceId next = next_it == ds.by_start.end() ? kNoIndex : next_it->second;
+        SliceId thread_slice = kNoIndex;
+        if (next != kNoIndex) {
+          SliceId launch = c.launch[next];
+          // Step 4: without a linked launch (or behind a graph launch, which
+          // hides what the host did per kernel) nothing is guessed.
+          if (launch == kNoIndex || tl.HasFlag(launch, kFlagGraphLaunch)) {
+            emit(gap.start_ns, gap.end_ns, IdleCause::kUnattributed, kNoIndex, next, kNoIndex);
+            continue;
+          }
+          // Step 2 (HTA): queued before the gap began, so the device waited.
+          if (c.ts_ns[launch] < gap.start_ns) {
+            // Waiting on a collective: the next work is one, or the work
+            // that ended the device's previous busy period was one.
+            bool collective = tl.HasFlag(next, kFlagCollective);
+            auto prev_it = std::lower_bound(ds.by_end.begin(), ds.by_end.end(),
+                                            std::make_pair(gap.start_ns, SliceId{0}));
+            for (auto it = prev_it; it != ds.by_end.end() && it->first == gap.start_ns; ++it) {
+              if (tl.HasFlag(it->second, kFlagCollective)) collective = true;
+            }
+            emit(gap.start_ns, gap.end_ns,
+                 collective ? IdleCause::kDeviceWaitCollective : IdleCause::kDeviceWaitOther,
+                 kNoIndex, next, launch);
+            continue;
+          }
+          thread_slice = launch;
+        } else if (step.marker != kNoIndex) {
+          // Idle at the end of the step with no later device work: the
+          // thread that runs the step is the one to examine.
+          thread_slice = step.marker;
+        } else {
+          emit(gap.start_ns, gap.end_ns, IdleCause::kUnattributed, kNoIndex, kNoIndex, kNoIndex);
+          continue;
+        }
+        // Step 1 and 3: cut at host event boundaries on the launching thread.
+        TrackId track = c.track[thread_slice];
+        SliceId drained_by = kNoIndex;  // outermost blocking call at the gap's start
+        for (SliceId h = index.InnermostAt(track, gap.start_ns - 1); h != kNoIndex;
+             h = c.parent[h]) {
+          if (IsBlockingCall(tl, index, h)) drained_by = h;
+        }
+        std::vector<TimeNs> cuts = index.CutsInside(track, gap.start_ns, gap.end_ns);
+        cuts.push_back(gap.end_ns);
+        TimeNs a = gap.start_ns;
+        for (TimeNs b : cuts) {
+          SliceId innermost = index.InnermostAt(track, a);
+          SliceId host_op = kNoIndex;
+          SliceId cause_slice = kNoIndex;
+          IdleCause cause = HostCause(tl, index, innermost, gap.length_ns(), drained_by,
+                                      options, &host_op, &cause_slice);
+          if (host_op == kNoIndex && innermost != kNoIndex &&
+              !tl.HasFlag(innermost, kFlagStepMarker)) {
+            host_op = innermost;  // a runtime call or Python frame outside any op
+          }
+          emit(a, b, cause, host_op, next, thread_slice, cause_slice);
+          a = b;
+        }
+      }
+    }
+  }
+  std::sort(out.pieces.begin(), out.pieces.end(), [](const IdlePiece& x, const IdlePiece& y) {
+    return std::tie(x.device, x.start_ns) < std::tie(y.device, y.start_ns);
+  });
+  return out;
+}
+
+}  // namespace tracelint

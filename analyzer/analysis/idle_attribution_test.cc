@@ -1,0 +1,225 @@
+#include "analyzer/analysis/idle_attribution.h"
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/steps.h"
+#include "analyzer/testing/scenario.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+using testing::DeviceSpec;
+using testing::KernelOptions;
+using testing::Scenario;
+using testing::StreamRef;
+
+TimeNs CauseNs(const IdleAttribution& a, IdleCause c) { return a.total_ns[static_cast<int>(c)]; }
+
+// Holds the timeline alive for the context.
+struct Analysed {
+  Timeline tl;
+  std::unique_ptr<AnalysisContext> ctx;
+  const IdleAttribution& idle() { return ctx->idle_attribution(); }
+};
+
+std::unique_ptr<Analysed> Analyse(const Scenario& s) {
+  absl::StatusOr<Timeline> tl = s.BuildTimeline();
+  EXPECT_TRUE(tl.ok()) << tl.status();
+  auto out = std::make_unique<Analysed>();
+  out->tl = std::move(*tl);
+  out->ctx = std::make_unique<AnalysisContext>(out->tl);
+  return out;
+}
+
+// The accounting invariants of domain.md on any input: pieces disjoint,
+// inside their step, summing to step time minus device busy time.
+void ExpectAccountingHolds(Analysed& a) {
+  const IdleAttribution& idle = a.idle();
+  const StepSet& steps = a.ctx->steps();
+  TimeNs expected_idle = 0;
+  for (const DeviceActivity& d : a.ctx->device_activity()) {
+    for (const Step& s : steps.steps) {
+      expected_idle += s.duration_ns() - d.all.OverlapNs(s.start_ns, s.end_ns);
+    }
+  }
+  EXPECT_EQ(idle.total_idle_ns, expected_idle);
+  TimeNs sum = 0;
+  for (TimeNs ns : idle.total_ns) sum += ns;
+  EXPECT_EQ(sum, idle.total_idle_ns);
+  for (size_t i = 0; i < idle.pieces.size(); ++i) {
+    const IdlePiece& p = idle.pieces[i];
+    EXPECT_LT(p.start_ns, p.end_ns);
+    const Step& s = steps.steps[p.step_index];
+    EXPECT_GE(p.start_ns, s.start_ns);
+    EXPECT_LE(p.end_ns, s.end_ns);
+    if (i > 0 && idle.pieces[i - 1].device == p.device) {
+      EXPECT_LE(idle.pieces[i - 1].end_ns, p.start_ns);
+    }
+  }
+  for (size_t si = 0; si < steps.steps.size(); ++si) {
+    TimeNs step_sum = 0;
+    for (TimeNs ns : idle.per_step_ns[si]) step_sum += ns;
+    EXPECT_LE(step_sum, steps.steps[si].duration_ns() *
+                            static_cast<TimeNs>(a.ctx->device_activity().size()));
+  }
+}
+
+TEST(IdleAttributionTest, DataLoaderThenSyncDrainedLaunch) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 3; ++k) {
+    s.BeginStep(k)
+        .DataLoaderNext(8 * kNsPerMs)
+        .BeginOp("aten::mm")
+        .Kernel("gemm", 2 * kNsPerMs)
+        .End()
+        .Sync()
+        .EndStep();
+  }
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  const IdleAttribution& idle = a->idle();
+  EXPECT_EQ(CauseNs(idle, IdleCause::kDataLoader), 3 * 8 * kNsPerMs);
+  // Step 1: the 5 us launch call is other host work; in steps 2 and 3 the
+  // host was blocked in the previous step's sync when the GPU ran dry.
+  EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 5 * kNsPerUs);
+  EXPECT_EQ(CauseNs(idle, IdleCause::kSyncCall), 2 * 5 * kNsPerUs);
+  EXPECT_EQ(idle.per_step_ns[0][static_cast<int>(IdleCause::kDataLoader)], 8 * kNsPerMs);
+  const IdlePiece& first = idle.pieces.front();
+  EXPECT_EQ(first.cause, IdleCause::kDataLoader);
+  EXPECT_EQ(a->tl.str(a->tl.slices().name[first.host_slice]),
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(a->tl.str(a->tl.slices().name[first.next_activity]), "gemm");
+}
+
+TEST(IdleAttributionTest, HostSideOpThenLongGapLaunch) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1)
+      .Kernel("a", kNsPerMs)
+      .HostOp("aten::to_numpy_metric", 3 * kNsPerMs)
+      .Kernel("b", kNsPerMs)
+      .Sync()
+      .EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  const IdleAttribution& idle = a->idle();
+  // a's 5 us launch opens the step (a short gap: launch overhead); a ends at
+  // 1.005 ms; the op runs 0.005..3.005 ms; b's launch call ends at 3.010 ms,
+  // inside a 2 ms gap: other host work.
+  EXPECT_EQ(CauseNs(idle, IdleCause::kLaunchOverhead), 5 * kNsPerUs);
+  EXPECT_EQ(CauseNs(idle, IdleCause::kHostSideOp), 2 * kNsPerMs);
+  EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 5 * kNsPerUs);
+}
+
+TEST(IdleAttributionTest, ShortGapsBetweenSmallKernelsAreLaunchOverhead) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1).OpKernels("aten::add", "vectorized_add", 10, 2 * kNsPerUs, 20 * kNsPerUs);
+  s.Sync().EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  // 25 us before the first kernel, then nine gaps of 23 us (25 us per op
+  // minus 2 us of work).
+  constexpr TimeNs kExpected = 25 * kNsPerUs + 9 * 23 * kNsPerUs;
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kLaunchOverhead), kExpected);
+
+  IdleAttribution strict = ComputeIdleAttribution(*a->ctx, {/*launch_gap_ns=*/10 * kNsPerUs});
+  EXPECT_EQ(CauseNs(strict, IdleCause::kLaunchOverhead), 0);
+  EXPECT_EQ(CauseNs(strict, IdleCause::kOtherHostWork),
+            CauseNs(a->idle(), IdleCause::kOtherHostWork) + kExpected);
+}
+
+TEST(IdleAttributionTest, ItemDrainsTheQueue) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1)
+      .Kernel("a", kNsPerMs)
+      .Item()
+      .BeginOp("aten::add")
+      .Spend(300 * kNsPerUs)
+      .Kernel("b", kNsPerMs)
+      .End()
+      .Sync()
+      .EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  // The D2H copy ends at 1.007 ms; b starts at 1.312 ms.
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kSyncCall), 305 * kNsPerUs);
+}
+
+TEST(IdleAttributionTest, PageableCopyCallAndSilentHost) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.Kernel("a", 10 * kNsPerUs).Idle(kNsPerMs).CopyH2D(1 << 20, 100 * kNsPerUs,
+                                                      MemorySpace::kPageable);
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  EXPECT_FALSE(a->ctx->steps().from_markers);
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kPageableCopy), 8 * kNsPerUs);
+  // a runs 5..15 us; the host idles until 1.005 ms, then stages the copy.
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kHostSilent), 990 * kNsPerUs);
+}
+
+TEST(IdleAttributionTest, EarlyLaunchedWorkIsDeviceWait) {
+  Scenario s;
+  s.Device(DeviceSpec::A100(0)).Device(DeviceSpec::A100(1));
+  // Device 1 computes 3 ms; device 0 must wait for it before b and before
+  // the all-reduce, both launched at once.
+  s.Kernel("a", kNsPerMs)
+      .Kernel("x", 3 * kNsPerMs, KernelOptions{.stream = {1, testing::kComputeStream}})
+      .StreamWait({0, testing::kComputeStream}, {1, testing::kComputeStream})
+      .Kernel("b", kNsPerMs);
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  EXPECT_GT(CauseNs(a->idle(), IdleCause::kDeviceWaitOther), 1900 * kNsPerUs);
+
+  Scenario c;
+  c.Device(DeviceSpec::A100(0)).Device(DeviceSpec::A100(1));
+  c.Kernel("a", kNsPerMs)
+      .Kernel("x", 3 * kNsPerMs, KernelOptions{.stream = {1, testing::kComputeStream}})
+      .StreamWait({0, testing::kCommStream}, {1, testing::kComputeStream})
+      .AllReduce(1 << 20, kNsPerMs);
+  auto b = Analyse(c);
+  ExpectAccountingHolds(*b);
+  EXPECT_GT(CauseNs(b->idle(), IdleCause::kDeviceWaitCollective), 1900 * kNsPerUs);
+  EXPECT_EQ(CauseNs(b->idle(), IdleCause::kDeviceWaitOther), 0);
+}
+
+TEST(IdleAttributionTest, UnlinkedAndGraphReplayedWorkIsUnattributed) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.WithoutCorrelation().BeginStep(1).DataLoaderNext(kNsPerMs).Kernel("k", kNsPerMs).Sync();
+  s.EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kDataLoader), 0);
+  EXPECT_GT(CauseNs(a->idle(), IdleCause::kUnattributed), 0);
+
+  Scenario g;
+  g.Device(DeviceSpec::A100());
+  g.BeginStep(1).DataLoaderNext(kNsPerMs).GraphLaunch({{"g1", kNsPerMs}, {"g2", kNsPerMs}});
+  g.Sync().EndStep();
+  auto b = Analyse(g);
+  ExpectAccountingHolds(*b);
+  EXPECT_EQ(CauseNs(b->idle(), IdleCause::kDataLoader), 0);
+  EXPECT_EQ(CauseNs(b->idle(), IdleCause::kUnattributed), kNsPerMs + 10 * kNsPerUs);
+}
+
+TEST(IdleAttributionTest, CpuOnlyTraceHasNoPieces) {
+  Scenario s;
+  s.BeginStep(1).HostOp("aten::mm", kNsPerMs).EndStep();
+  auto a = Analyse(s);
+  EXPECT_TRUE(a->idle().pieces.empty());
+  EXPECT_EQ(a->idle().total_idle_ns, 0);
+}
+
+TEST(IdleCauseNameTest, StableNames) {
+  EXPECT_EQ(IdleCauseName(IdleCause::kDataLoader), "data_loader");
+  EXPECT_EQ(IdleCauseName(IdleCause::kDeviceWaitCollective), "device_wait_collective");
+  EXPECT_EQ(IdleCauseName(IdleCause::kUnattributed), "unattributed");
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,165 @@
+#include "analyzer/cli/analyze_command.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/cli/exit_codes.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string SourceDir() {
+  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path FreshDir(const std::string& name) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_cli_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Analyze(AnalyzeArgs args) {
+  std::ostringstream out, err;
+  int code = RunAnalyze(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(AnalyzeCommand, ExampleRunRanksTheDataLoaderFirst) {
+  AnalyzeArgs args;
+  args.path = SourceDir() + "/testdata/example";
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("gpu-idle-gaps"));
+  EXPECT_THAT(r.out, HasSubstr("num_workers"));
+}
+
+TEST(AnalyzeCommand, JsonFormatCarriesSchemaVersionAndFindings) {
+  AnalyzeArgs args;
+  args.path = SourceDir() + "/testdata/example";
+  args.format = "json";
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"schema_version\": 1"));
+  EXPECT_THAT(r.out, HasSubstr("\"rule_id\": \"gpu-idle-gaps\""));
+}
+
+TEST(AnalyzeCommand, MissingPathIsUnreadable) {
+  AnalyzeArgs args;
+  args.path = "/nonexistent/tracelint/trace.json";
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitUnreadable);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/tracelint/trace.json"));
+}
+
+TEST(AnalyzeCommand, NonTraceFileIsOneLineErrorNamingTheFile) {
+  fs::path dir = FreshDir("nontrace");
+  fs::path file = dir / "notes.json";
+  std::ofstream(file) << "{\"hello\": [1, 2, 3]}";
+  AnalyzeArgs args;
+  args.path = file.string();
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitUnreadable);
+  EXPECT_THAT(r.err, HasSubstr(file.string()));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(AnalyzeCommand, TruncatedTraceIsAnalysedWithExit4AndByteOffset) {
+  std::string whole = ReadFile(SourceDir() + "/testdata/rules/dataloader_starvation.json");
+  ASSERT_GT(whole.size(), 1000u);
+  fs::path dir = FreshDir("truncated");
+  fs::path file = dir / "cut.json";
+  std::ofstream(file, std::ios::binary) << whole.substr(0, whole.size() * 2 / 3);
+  AnalyzeArgs args;
+  args.path = file.string();
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitDamaged) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("byte"));
+  EXPECT_THAT(r.err, HasSubstr(file.string()));
+  EXPECT_FALSE(r.out.empty());
+}
+
+TEST(AnalyzeCommand, RefusesToWriteIntoTheTraceDirectory) {
+  fs::path dir = FreshDir("nowrite");
+  fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", dir / "rank0.json");
+  AnalyzeArgs args;
+  args.path = dir.string();
+  args.output = (dir / "report.txt").string();
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_FALSE(fs::exists(dir / "report.txt"));
+}
+
+TEST(AnalyzeCommand, WritesTheReportElsewhere) {
+  fs::path dir = FreshDir("writeok");
+  fs::path out_dir = FreshDir("writeok_out");
+  fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", dir / "rank0.json");
+  AnalyzeArgs args;
+  args.path = dir.string();
+  args.output = (out_dir / "report.txt").string();
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(ReadFile(args.output), HasSubstr("no findings"));
+}
+
+TEST(AnalyzeCommand, BadRuleOptionIsAUsageError) {
+  AnalyzeArgs args;
+  args.path = SourceDir() + "/testdata/example";
+  args.set_overrides = {"gpu-idle-gaps.NoSuchOption=3"};
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_THAT(r.err, HasSubstr("NoSuchOption"));
+}
+
+TEST(AnalyzeCommand, RuleSelectionDropsOtherRules) {
+  AnalyzeArgs args;
+  args.path = SourceDir() + "/testdata/example";
+  args.rules = "-*,tensor-*";
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("[gpu-idle-gaps]")));
+}
+
+TEST(AnalyzeCommand, ReportIsIdenticalWhateverTheSplitAndThreads) {
+  AnalyzeArgs base;
+  base.path = SourceDir() + "/testdata/rules/dataloader_starvation.json";
+  base.format = "json";
+  Result whole = Analyze(base);
+  ASSERT_EQ(whole.code, kExitOk) << whole.err;
+  for (int64_t split : {int64_t{4096}, int64_t{65536}}) {
+    for (int threads : {1, 2, 4}) {
+      AnalyzeArgs args = base;
+      args.split_bytes = split;
+      args.threads = threads;
+      Result r = Analyze(args);
+      ASSERT_EQ(r.code, kExitOk) << r.err;
+      EXPECT_EQ(r.out, whole.out) << "split " << split << " threads " << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,158 @@
+#include "analyzer/engine/engine.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/engine/options.h"
+#include "analyzer/engine/ranking.h"
+#include "analyzer/engine/selection.h"
+#include "analyzer/model/timeline.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+// Tolerance for the savings invariant: shares are ratios of integers
+// rounded once by the rules.
+constexpr double kShareSlack = 1e-6;
+
+struct Prepared {
+  std::vector<std::string> selected;
+  std::map<std::string, RuleOptions> options;
+};
+
+absl::StatusOr<Prepared> Prepare(const RuleRegistry& registry, const EngineOptions& options) {
+  if (!registry.status().ok()) return registry.status();
+  std::vector<OptionOverride> overrides;
+  if (!options.config_path.empty()) {
+    absl::StatusOr<std::vector<OptionOverride>> from_file = LoadConfigFile(options.config_path);
+    if (!from_file.ok()) return from_file.status();
+    overrides = std::move(*from_file);
+  }
+  for (const std::string& text : options.set_overrides) {
+    absl::StatusOr<OptionOverride> o = ParseSetOverride(text);
+    if (!o.ok()) return o.status();
+    overrides.push_back(std::move(*o));
+  }
+  Prepared out;
+  absl::StatusOr<std::map<std::string, RuleOptions>> resolved =
+      ResolveOptions(registry, overrides);
+  if (!resolved.ok()) return resolved.status();
+  out.options = std::move(*resolved);
+  absl::StatusOr<std::vector<std::string>> selected =
+      SelectRules(registry, options.rules_glob);
+  if (!selected.ok()) return selected.status();
+  out.selected = std::move(*selected);
+  return out;
+}
+
+// Zeroes what is not finite so no NaN reaches a report; says so.
+void Sanitize(Finding& f, std::vector<std::string>& warnings) {
+  auto fix = [&](double& v, std::string_view what) {
+    if (!std::isfinite(v)) {
+      warnings.push_back(fmt::format("{}: non-finite {} replaced by 0", f.rule_id, what));
+      v = 0;
+    }
+  };
+  fix(f.recoverable_share, "recoverable share");
+  for (Evidence& e : f.evidence) {
+    fix(e.value, "evidence value");
+    fix(e.threshold, "evidence threshold");
+  }
+  if (f.recoverable_ns_per_step < 0) {
+    warnings.push_back(fmt::format("{}: negative recoverable time replaced by 0", f.rule_id));
+    f.recoverable_ns_per_step = 0;
+  }
+  if (f.recoverable_share < 0) f.recoverable_share = 0;
+}
+
+std::string PerRankText(int rank, const Finding* f) {
+  if (f == nullptr) return fmt::format("rank {}: below threshold", rank);
+  return fmt::format("rank {}: {} ({:.1f}% of step)", rank,
+                     FormatDurationNs(f->recoverable_ns_per_step), f->recoverable_share * 100);
+}
+
+}  // namespace
+
+absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOptions& options) {
+  return Prepare(registry, options).status();
+}
+
+absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const EngineOptions& options,
+                                      std::vector<AnalysisContext*>& ranks) {
+  absl::StatusOr<Prepared> prepared = Prepare(registry, options);
+  if (!prepared.ok()) return prepared.status();
+  EngineResult result;
+  std::vector<int> rank_names;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    int meta = ranks[i]->timeline().metadata().rank;
+    rank_names.push_back(meta >= 0 ? meta : static_cast<int>(i));
+  }
+  // (rule, cause, ordinal of that cause within the rank) -> per rank finding.
+  using Key = std::tuple<std::string, std::string, int>;
+  std::map<Key, std::map<size_t, Finding>> by_key;
+  std::set<std::pair<std::string, std::string>> not_judged_seen;
+  std::vector<double> share_sum(ranks.size(), 0.0);
+  for (const std::string& id : prepared->selected) {
+    const Rule* rule = registry.Find(id);
+    const RuleOptions& rule_options = prepared->options.at(id);
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      RuleOutcome outcome = rule->Check(*ranks[r], rule_options);
+      outcome.rule_id = id;
+      if (!outcome.applicable) {
+        std::string reason = outcome.not_judged_reason.empty() ? "the trace lacks what it needs"
+                                                               : outcome.not_judged_reason;
+        // Ranks usually fail for the same reason: say it once.
+        if (not_judged_seen.insert({id, reason}).second) {
+          RuleOutcome entry;
+          entry.rule_id = id;
+          entry.applicable = false;
+          entry.not_judged_reason = reason;
+          result.not_judged.push_back(std::move(entry));
+        }
+        continue;
+      }
+      std::map<std::string, int> ordinal;
+      for (Finding& f : outcome.findings) {
+        f.rule_id = id;
+        f.location.rank = rank_names[r];
+        Sanitize(f, result.warnings);
+        share_sum[r] += f.recoverable_share;
+        int n = ordinal[f.cause]++;
+        by_key[{id, f.cause, n}].emplace(r, std::move(f));
+      }
+    }
+  }
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (share_sum[r] > 1.0 + kShareSlack) {
+      result.warnings.push_back(fmt::format(
+          "rank {}: findings claim {:.1f}% of the step; idle time was charged to more than "
+          "one cause",
+          rank_names[r], share_sum[r] * 100));
+    }
+  }
+  for (auto& [key, per_rank] : by_key) {
+    // The worst rank locates the finding; ties go to the first rank.
+    auto worst = per_rank.begin();
+    for (auto it = per_rank.begin(); it != per_rank.end(); ++it) {
+      if (it->second.recoverable_ns_per_step > worst->second.recoverable_ns_per_step) worst = it;
+    }
+    Finding merged = worst->second;
+    if (ranks.size() > 1) {
+      merged.per_rank.clear();
+      for (size_t r = 0; r < ranks.size(); ++r) {
+        auto it = per_rank.find(r);
+        merged.per_rank.push_back(
+            PerRankText(rank_names[r], it == per_rank.end() ? nullptr : &it->second));
+      }
+    }
+    result.findings.push_back(std::move(merged));
+  }
+  RankFindings(result.findings);
+  return result;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,51 @@
+#ifndef TRACELINT_ANALYZER_ENGINE_ENGINE_H_
+#define TRACELINT_ANALYZER_ENGINE_ENGINE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "analyzer/engine/finding.h"
+#include "analyzer/engine/registry.h"
+
+namespace tracelint {
+
+class AnalysisContext;
+
+struct EngineOptions {
+  std::string rules_glob = "*";              // --rules
+  std::vector<std::string> set_overrides;    // --set id.Option=V, applied last
+  std::string config_path;                   // --config (JSON or TOML)
+};
+
+struct EngineResult {
+  // Ranked (ranking.h); rule ids stamped; one finding per (rule, cause)
+  // across ranks, located at the worst rank with per-rank values.
+  std::vector<Finding> findings;
+  // Rules that could not judge a rank, one entry per (rule, reason).
+  std::vector<RuleOutcome> not_judged;
+  // Broken engine invariants (a rank's savings over its step, a non-finite
+  // number a rule produced and the engine zeroed). Empty in a healthy build;
+  // the tests require it.
+  std::vector<std::string> warnings;
+};
+
+// Everything that can be wrong with the options, checked before any trace
+// is read: bad registry, unknown rule or option, out-of-range value,
+// unreadable config, a --rules glob that matches nothing.
+absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOptions& options);
+
+// Runs each selected rule on each rank (ranks in the given order; a rank is
+// named by its metadata rank, else its position).
+//
+// Invariant (domain.md, "Time accounting"): on every rank the
+// recoverable shares of all findings sum to at most 1, because each idle
+// instant has one cause and each cause one owning rule. The engine checks it
+// and reports a violation in `warnings`.
+absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const EngineOptions& options,
+                                      std::vector<AnalysisContext*>& ranks);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_ENGINE_ENGINE_H_

@@ -1,0 +1,23 @@
+#include "analyzer/engine/finding.h"
+
+namespace tracelint {
+
+std::string_view FindingSeverityName(FindingSeverity s) {
+  switch (s) {
+    case FindingSeverity::kLow: return "low";
+    case FindingSeverity::kMedium: return "medium";
+    case FindingSeverity::kHigh: return "high";
+  }
+  return "low";
+}
+
+std::string_view ConfidenceName(Confidence c) {
+  switch (c) {
+    case Confidence::kInferred: return "inferred";
+    case Confidence::kModelled: return "modelled";
+    case Confidence::kMeasured: return "measured";
+  }
+  return "inferred";
+}
+
+}  // namespace tracelint

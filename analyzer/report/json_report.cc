@@ -1,0 +1,288 @@
+// --format json: described by report.schema.json (schema_version 1). Times
+// are int64 ns with an _ns suffix, shares are fractions 0..1, unknown
+// estimates are null, and keys come out in a fixed order.
+
+#include <algorithm>
+
+#include "analyzer/analysis/steps.h"
+#include "analyzer/report/json_writer.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_data.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+double Share(TimeNs part_ns, TimeNs whole_ns) {
+  return whole_ns > 0 ? static_cast<double>(part_ns) / static_cast<double>(whole_ns) : 0;
+}
+
+void WriteBreakdown(JsonWriter& w, const std::array<TimeNs, kStepCategoryCount>& ns) {
+  w.BeginObject();
+  for (int i = 0; i < kStepCategoryCount; ++i) {
+    w.Key(StepCategoryName(static_cast<StepCategory>(i)));
+    w.Int(ns[i]);
+  }
+  w.EndObject();
+}
+
+// `step_ns` and `breakdown` are per step (a mean in summaries); ratios come
+// from the metrics, which summaries compute over the summed steps.
+void WriteDeviceMetrics(JsonWriter& w, const DeviceMetrics& m, TimeNs step_ns,
+                        const std::array<TimeNs, kStepCategoryCount>& breakdown_ns,
+                        int64_t step_count) {
+  auto per_step = [&](TimeNs total_ns) { return step_count > 0 ? total_ns / step_count : 0; };
+  w.BeginObject();
+  w.Key("device").Int(m.device);
+  w.Key("step_ns").Int(step_ns);
+  w.Key("kernel_busy_ns").Int(per_step(m.kernel_busy_ns));
+  w.Key("busy_ns").Int(per_step(m.busy_ns));
+  w.Key("gpu_utilization").Double(m.gpu_utilization);
+  w.Key("busy_including_copies").Double(m.busy_including_copies);
+  w.Key("breakdown_ns");
+  WriteBreakdown(w, breakdown_ns);
+  w.Key("kernel_ns").Int(per_step(m.kernel_ns));
+  w.Key("tensor_core_kernel_ns").Int(per_step(m.tensor_core_kernel_ns));
+  w.Key("est_sm_efficiency").OptionalDouble(m.est_sm_efficiency);
+  w.Key("est_achieved_occupancy").OptionalDouble(m.est_achieved_occupancy);
+  w.Key("tensor_core_kernel_share").OptionalDouble(m.tensor_core_kernel_share);
+  w.EndObject();
+}
+
+void WriteDevices(JsonWriter& w, const RunMetadata& md) {
+  w.BeginArray();
+  for (const DeviceInfo& d : md.devices) {
+    w.BeginObject();
+    w.Key("id").Int(d.id);
+    w.Key("name").String(d.name);
+    w.Key("vendor").String(d.vendor);
+    w.Key("compute_capability");
+    if (d.compute_major >= 0) {
+      w.String(fmt::format("{}.{}", d.compute_major, std::max(0, d.compute_minor)));
+    } else {
+      w.Null();
+    }
+    w.Key("sm_count");
+    d.sm_count > 0 ? w.Int(d.sm_count) : w.Null();
+    w.Key("total_memory_bytes");
+    d.total_memory_bytes > 0 ? w.Int(d.total_memory_bytes) : w.Null();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t position,
+               int top_n) {
+  const RunMetadata& md = tl.metadata();
+  const StepSet& steps = ctx.steps();
+  const StepMetrics& m = ctx.step_metrics();
+  w.BeginObject();
+  w.Key("rank").Int(RankOf(tl, position));
+  w.Key("source_path").String(md.source_path);
+  w.Key("format").String(md.format);
+  w.Key("framework").String(md.framework);
+  w.Key("framework_version").String(md.framework_version);
+  w.Key("world_size");
+  md.world_size > 0 ? w.Int(md.world_size) : w.Null();
+  w.Key("backend").String(md.backend);
+  w.Key("host_name").String(md.host_name);
+  w.Key("truncated").Bool(md.truncated);
+  w.Key("devices");
+  WriteDevices(w, md);
+
+  w.Key("steps").BeginObject();
+  w.Key("from_markers").Bool(steps.from_markers);
+  w.Key("count").Int(m.step_count);
+  w.Key("dropped_incomplete").Int(steps.dropped_incomplete);
+  w.Key("total_ns").Int(m.total_step_ns);
+  w.Key("mean_step_ns").Int(m.mean_step_ns);
+  w.Key("notes").StringArray(steps.notes);
+  w.EndObject();
+
+  w.Key("summary").BeginArray();
+  for (const DeviceMetrics& d : m.summary) {
+    WriteDeviceMetrics(w, d, m.mean_step_ns, MeanBreakdownNs(d, m.step_count), m.step_count);
+  }
+  w.EndArray();
+
+  w.Key("per_step").BeginArray();
+  for (const StepRow& row : m.steps) {
+    w.BeginObject();
+    w.Key("step").Int(row.number);
+    w.Key("start_ns").Int(row.start_ns);
+    w.Key("end_ns").Int(row.end_ns);
+    w.Key("devices").BeginArray();
+    for (const DeviceMetrics& d : row.devices) {
+      WriteDeviceMetrics(w, d, d.step_ns, d.breakdown_ns, 1);
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("hta_temporal_breakdown").BeginArray();
+  for (const HtaBreakdown& h : m.hta) {
+    w.BeginObject();
+    w.Key("device").Int(h.device);
+    w.Key("span_start_ns").Int(h.span_start_ns);
+    w.Key("span_end_ns").Int(h.span_end_ns);
+    w.Key("span_ns").Int(h.span_ns());
+    w.Key("idle_ns").Int(h.idle_ns);
+    w.Key("compute_ns").Int(h.compute_ns);
+    w.Key("non_compute_ns").Int(h.non_compute_ns);
+    w.Key("idle_share").Double(Share(h.idle_ns, h.span_ns()));
+    w.Key("compute_share").Double(Share(h.compute_ns, h.span_ns()));
+    w.Key("non_compute_share").Double(Share(h.non_compute_ns, h.span_ns()));
+    w.EndObject();
+  }
+  w.EndArray();
+
+  size_t n = static_cast<size_t>(std::max(0, top_n));
+  w.Key("top_kernels").BeginArray();
+  for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
+    const KernelStat& k = m.top_kernels[i];
+    w.BeginObject();
+    w.Key("name").String(k.name);
+    w.Key("count").Int(k.count);
+    w.Key("total_ns").Int(k.total_ns);
+    w.Key("mean_ns").Int(k.mean_ns);
+    w.Key("share").Double(k.share);
+    w.Key("family").String(KernelFamilyName(k.kernel_class.family));
+    w.Key("tensor_cores").String(TensorCoreUseName(k.kernel_class.tc));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("top_ops").BeginArray();
+  for (size_t i = 0; i < std::min(n, m.top_ops.size()); ++i) {
+    const OpStat& o = m.top_ops[i];
+    w.BeginObject();
+    w.Key("name").String(o.name);
+    w.Key("count").Int(o.count);
+    w.Key("kernel_count").Int(o.kernel_count);
+    w.Key("device_ns").Int(o.device_ns);
+    w.Key("mean_device_ns").Int(o.mean_device_ns);
+    w.Key("share").Double(o.share);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("import_diagnostics").BeginArray();
+  for (const Diagnostic& d : tl.diagnostics().List()) {
+    w.BeginObject();
+    w.Key("name").String(d.name);
+    w.Key("severity").String(SeverityName(d.severity));
+    w.Key("description").String(d.description);
+    w.Key("count").Int(d.count);
+    w.Key("first_byte_offset");
+    d.first_byte_offset >= 0 ? w.Int(d.first_byte_offset) : w.Null();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteFinding(JsonWriter& w, const Finding& f) {
+  w.BeginObject();
+  w.Key("rule_id").String(f.rule_id);
+  w.Key("cause").String(f.cause);
+  w.Key("severity").String(FindingSeverityName(f.severity));
+  w.Key("recoverable_ns_per_step").Int(f.recoverable_ns_per_step);
+  w.Key("recoverable_share").Double(std::clamp(f.recoverable_share, 0.0, 1.0));
+  w.Key("confidence").String(ConfidenceName(f.confidence));
+  w.Key("title").String(f.title);
+  w.Key("message").String(f.message);
+  w.Key("evidence").BeginArray();
+  for (const Evidence& e : f.evidence) {
+    w.BeginObject();
+    w.Key("text").String(e.text);
+    w.Key("value").Double(e.value);
+    w.Key("threshold").Double(e.threshold);
+    w.Key("unit").String(e.unit);
+    w.EndObject();
+  }
+  w.EndArray();
+  const FindingLocation& l = f.location;
+  w.Key("location").BeginObject();
+  w.Key("rank").Int(l.rank);
+  w.Key("first_step").Int(l.first_step);
+  w.Key("last_step").Int(l.last_step);
+  w.Key("track").String(l.track);
+  w.Key("start_ns").Int(l.start_ns);
+  w.Key("end_ns").Int(l.end_ns);
+  w.Key("top_items").BeginArray();
+  for (const TopItem& t : l.top_items) {
+    w.BeginObject();
+    w.Key("name").String(t.name);
+    w.Key("total_ns").Int(t.total_ns);
+    w.Key("count").Int(t.count);
+    w.Key("detail").String(t.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("python_stack").StringArray(l.python_stack);
+  w.EndObject();
+  w.Key("fix").String(f.fix);
+  w.Key("per_rank").StringArray(f.per_rank);
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderJsonReport(const ReportInput& input) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("schema_version").Int(kReportSchemaVersion);
+  w.Key("tool").String("tracelint");
+  w.Key("input_path").String(input.input_path);
+  w.Key("options").BeginObject();
+  w.Key("top_n").Int(input.options.top_n);
+  w.Key("batch_size").Int(input.options.batch_size);
+  w.Key("price_per_hour").Double(input.options.price_per_hour);
+  w.EndObject();
+
+  w.Key("ranks").BeginArray();
+  for (size_t i = 0; i < input.ranks.size() && i < input.contexts.size(); ++i) {
+    WriteRank(w, *input.ranks[i], *input.contexts[i], i, input.options.top_n);
+  }
+  w.EndArray();
+
+  w.Key("throughput");
+  if (std::optional<Throughput> t = ComputeThroughput(input)) {
+    w.BeginObject();
+    w.Key("batch_size_per_rank").Int(t->batch_size_per_rank);
+    w.Key("ranks").Int(t->ranks);
+    w.Key("mean_step_ns").Int(t->mean_step_ns);
+    w.Key("samples_per_s").Double(t->samples_per_s);
+    w.Key("price_per_hour").OptionalDouble(t->price_per_hour);
+    w.Key("samples_per_dollar").OptionalDouble(t->samples_per_dollar);
+    w.Key("assumptions").String(t->assumptions);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+
+  w.Key("findings").BeginArray();
+  for (const Finding& f : input.findings) WriteFinding(w, f);
+  w.EndArray();
+  w.Key("not_judged").BeginArray();
+  for (const RuleOutcome& o : input.not_judged) {
+    w.BeginObject();
+    w.Key("rule_id").String(o.rule_id);
+    w.Key("reason").String(o.not_judged_reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("warnings").StringArray(input.warnings);
+
+  FindingsSummary s = SummarizeFindings(input.findings);
+  w.Key("summary").BeginObject();
+  w.Key("finding_count").Int(s.count);
+  w.Key("recoverable_ns_per_step").Int(s.recoverable_ns_per_step);
+  w.Key("recoverable_share").Double(s.recoverable_share);
+  w.Key("text").String(s.line);
+  w.EndObject();
+  w.EndObject();
+  return w.Finish();
+}
+
+}  // namespace tracelint

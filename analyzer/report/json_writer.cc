@@ -1,0 +1,128 @@
+#include "analyzer/report/json_writer.h"
+
+#include <cmath>
+
+#include "fmt/format.h"
+
+namespace tracelint {
+
+std::string JsonEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+void JsonWriter::Newline() {
+  out_ += '\n';
+  out_.append(2 * counts_.size(), ' ');
+}
+
+void JsonWriter::BeforeValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!counts_.empty()) {
+    if (counts_.back() > 0) out_ += ',';
+    ++counts_.back();
+    Newline();
+  }
+}
+
+JsonWriter& JsonWriter::Key(std::string_view key) {
+  if (counts_.back() > 0) out_ += ',';
+  ++counts_.back();
+  Newline();
+  out_ += '"';
+  out_ += JsonEscape(key);
+  out_ += "\": ";
+  after_key_ = true;
+  return *this;
+}
+
+void JsonWriter::BeginObject() {
+  BeforeValue();
+  out_ += '{';
+  counts_.push_back(0);
+}
+
+void JsonWriter::EndObject() {
+  bool empty = counts_.back() == 0;
+  counts_.pop_back();
+  if (!empty) Newline();
+  out_ += '}';
+}
+
+void JsonWriter::BeginArray() {
+  BeforeValue();
+  out_ += '[';
+  counts_.push_back(0);
+}
+
+void JsonWriter::EndArray() {
+  bool empty = counts_.back() == 0;
+  counts_.pop_back();
+  if (!empty) Newline();
+  out_ += ']';
+}
+
+void JsonWriter::String(std::string_view value) {
+  BeforeValue();
+  out_ += '"';
+  out_ += JsonEscape(value);
+  out_ += '"';
+}
+
+void JsonWriter::Int(int64_t value) {
+  BeforeValue();
+  out_ += fmt::format("{}", value);
+}
+
+void JsonWriter::Double(double value) {
+  if (!std::isfinite(value)) {
+    Null();
+    return;
+  }
+  BeforeValue();
+  // fmt's "{}" is the shortest form that reads back to the same double.
+  std::string text = fmt::format("{}", value);
+  out_ += text;
+}
+
+void JsonWriter::Bool(bool value) {
+  BeforeValue();
+  out_ += value ? "true" : "false";
+}
+
+void JsonWriter::Null() {
+  BeforeValue();
+  out_ += "null";
+}
+
+void JsonWriter::StringArray(const std::vector<std::string>& values) {
+  BeginArray();
+  for (const std::string& v : values) String(v);
+  EndArray();
+}
+
+std::string JsonWriter::Finish() {
+  out_ += '\n';
+  return std::move(out_);
+}
+
+}  // namespace tracelint

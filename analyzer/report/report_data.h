@@ -1,0 +1,50 @@
+#ifndef TRACELINT_ANALYZER_REPORT_REPORT_DATA_H_
+#define TRACELINT_ANALYZER_REPORT_REPORT_DATA_H_
+
+// Numbers both renderers show, computed once so text and JSON agree.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/step_metrics.h"
+#include "analyzer/report/report.h"
+
+namespace tracelint {
+
+// domain.md: samples/s = batch size per rank x ranks / mean step time;
+// samples per dollar = samples/s x 3600 / price per hour of all machines.
+struct Throughput {
+  int64_t batch_size_per_rank = 0;
+  int ranks = 0;
+  TimeNs mean_step_ns = 0;  // mean over ranks of each rank's mean step
+  double samples_per_s = 0;
+  std::optional<double> price_per_hour;
+  std::optional<double> samples_per_dollar;
+  std::string assumptions;
+};
+// nullopt without --batch-size or without analysed steps.
+std::optional<Throughput> ComputeThroughput(const ReportInput& input);
+
+// Per-step mean breakdown in whole ns that sums exactly to the mean step
+// (the rounding remainder goes to the largest categories first).
+std::array<TimeNs, kStepCategoryCount> MeanBreakdownNs(const DeviceMetrics& summary,
+                                                       int64_t step_count);
+
+struct FindingsSummary {
+  int count = 0;
+  TimeNs recoverable_ns_per_step = 0;
+  double recoverable_share = 0;  // capped at 1: causes are charged once
+  std::string line;              // "3 findings, up to 41% of step time recoverable"
+};
+FindingsSummary SummarizeFindings(const std::vector<Finding>& findings);
+
+// "GPU 0" / "host" for a device index.
+std::string DeviceLabel(int device);
+// Rank number as the metadata says, else the position in the run.
+int RankOf(const Timeline& tl, size_t position);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_REPORT_REPORT_DATA_H_

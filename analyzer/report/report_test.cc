@@ -1,0 +1,221 @@
+#include "analyzer/report/report.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "analyzer/analysis/metrics_test_trace.h"
+#include "analyzer/analysis/step_metrics.h"
+#include "analyzer/report/report_data.h"
+#include "gtest/gtest.h"
+#include "simdjson.h"
+
+namespace tracelint {
+namespace {
+
+using metrics_test::DeviceOpts;
+using metrics_test::TestTrace;
+
+DeviceOpts Kern(int64_t stream, int32_t grid_x, float occupancy_pct) {
+  DeviceOpts o;
+  o.stream = stream;
+  o.grid_x = grid_x;
+  o.occupancy_pct = occupancy_pct;
+  return o;
+}
+
+// Two identical 1 ms steps: kernels on two streams overlap, GPU util 60%.
+Timeline TwoSteps() {
+  TestTrace t;
+  t.Device(0, 100);
+  for (int i = 0; i < 2; ++i) {
+    TimeNs b = 1000 * i;
+    t.Step(i + 1, b, 1000)
+        .Op("aten::mm", b + 5, 25)
+        .Kernel("ampere_sgemm_128x64_nn", b + 10, b + 100, 400, Kern(7, 50, 40))
+        .Kernel("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn", b + 20, b + 300, 400,
+                Kern(8, 200, 60));
+  }
+  return std::move(t).Build();
+}
+
+Finding MakeFinding(std::string rule, std::string cause, double share) {
+  Finding f;
+  f.rule_id = std::move(rule);
+  f.cause = std::move(cause);
+  f.severity = FindingSeverity::kHigh;
+  f.recoverable_ns_per_step = static_cast<TimeNs>(share * kNsPerMs);
+  f.recoverable_share = share;
+  f.confidence = Confidence::kMeasured;
+  f.title = "GPU idle while the data loader runs";
+  f.message = "The GPU waits for the next batch.";
+  f.evidence.push_back({"GPU idle 30% of step (threshold 10%)", 0.3, 0.1, "share"});
+  f.location.rank = 0;
+  f.location.first_step = 1;
+  f.location.last_step = 2;
+  f.location.track = "thread 1";
+  f.location.top_items.push_back({"enumerate(DataLoader)#...__next__", 300 * kNsPerUs, 2, ""});
+  f.location.python_stack = {"train.py(10): main", "train.py(42): step"};
+  f.fix = "DataLoader(num_workers=8, pin_memory=True)";
+  return f;
+}
+
+class ReportTest : public ::testing::Test {
+ protected:
+  ReportTest() : tl_(TwoSteps()), ctx_(tl_) {
+    input_.input_path = "/data/run1";
+    input_.ranks = {&tl_};
+    input_.contexts = {&ctx_};
+  }
+  Timeline tl_;
+  AnalysisContext ctx_;
+  ReportInput input_;
+};
+
+TEST_F(ReportTest, TextHasHeaderMetricsTablesAndFindings) {
+  input_.findings = {MakeFinding("gpu-idle-gaps", "data_loader", 0.3),
+                     MakeFinding("h2d-copy-dominance", "pageable_copy", 0.15)};
+  RuleOutcome nj;
+  nj.rule_id = "tensor-cores-idle";
+  nj.applicable = false;
+  nj.not_judged_reason = "no deviceProperties: compute capability unknown";
+  input_.not_judged = {nj};
+  input_.options.batch_size = 32;
+  input_.options.price_per_hour = 3.6;
+  std::string text = RenderTextReport(input_);
+  for (std::string_view want : {
+           "Trace:      /data/run1\n",
+           "Devices:    GPU 0 Test GPU, CC 8.0, 100 SMs, 40.0 GiB\n",
+           "Steps:      2 analysed (ProfilerStep#1..#2)\n",
+           "Step time (mean)",
+           "GPU utilization                          60.0%\n",
+           "Est. SM efficiency                       50.0%\n",
+           "Est. achieved occupancy                  50.0%\n",
+           "Tensor Core kernel share                 50.0%\n",
+           "  Kernel                        600.0 us 60.0%\n",
+           "HTA temporal breakdown",
+           "Top 2 kernels by device time",
+           "aten::mm",
+           "samples/s: 32000.0\n",
+           "samples per dollar: 32000000\n",
+           "1. [high] gpu-idle-gaps (data_loader): up to 300.0 us/step (30.0% of step), "
+           "confidence measured\n",
+           "   - GPU idle 30% of step (threshold 10%)\n",
+           "   where: rank 0, steps 1-2, thread 1\n",
+           "     train.py(42): step\n",
+           "   fix: DataLoader(num_workers=8, pin_memory=True)\n",
+           "Could not judge:\n  tensor-cores-idle: no deviceProperties",
+           "Summary: 2 findings, up to 45% of step time recoverable\n",
+       }) {
+    EXPECT_NE(text.find(want), std::string::npos) << "missing: " << want << "\n" << text;
+  }
+}
+
+TEST_F(ReportTest, EmptyFindingsSayNoFindings) {
+  std::string text = RenderTextReport(input_);
+  EXPECT_NE(text.find("Summary: no findings\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("samples/s"), std::string::npos);
+}
+
+TEST_F(ReportTest, JsonCarriesMetricsAsNsAndShares) {
+  input_.findings = {MakeFinding("gpu-idle-gaps", "data_loader", 0.3)};
+  input_.options.batch_size = 32;
+  std::string json = RenderJsonReport(input_);
+  EXPECT_EQ(json, RenderJsonReport(input_));  // deterministic
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
+  EXPECT_EQ(int64_t(doc["schema_version"]), kReportSchemaVersion);
+  simdjson::dom::element rank = doc["ranks"].at(0);
+  EXPECT_EQ(int64_t(rank["steps"]["count"]), 2);
+  EXPECT_EQ(int64_t(rank["steps"]["mean_step_ns"]), 1000 * kNsPerUs);
+  simdjson::dom::element summary = rank["summary"].at(0);
+  EXPECT_EQ(int64_t(summary["step_ns"]), 1000 * kNsPerUs);
+  EXPECT_EQ(int64_t(summary["kernel_busy_ns"]), 600 * kNsPerUs);
+  EXPECT_DOUBLE_EQ(double(summary["gpu_utilization"]), 0.6);
+  EXPECT_DOUBLE_EQ(double(summary["est_sm_efficiency"]), 0.5);
+  EXPECT_EQ(int64_t(summary["breakdown_ns"]["kernel"]), 600 * kNsPerUs);
+  EXPECT_EQ(int64_t(summary["breakdown_ns"]["cpu_exec"]), 23 * kNsPerUs);
+  EXPECT_EQ(rank["per_step"].get_array().size(), 2u);
+  EXPECT_EQ(int64_t(rank["per_step"].at(1)["step"]), 2);
+  EXPECT_EQ(int64_t(rank["hta_temporal_breakdown"].at(0)["idle_ns"]), 400 * kNsPerUs);
+  EXPECT_EQ(std::string_view(rank["top_kernels"].at(0)["tensor_cores"]), "yes");
+  EXPECT_EQ(std::string_view(rank["top_ops"].at(0)["name"]), "aten::mm");
+  EXPECT_DOUBLE_EQ(double(doc["throughput"]["samples_per_s"]), 32000.0);
+  EXPECT_TRUE(doc["throughput"]["samples_per_dollar"].is_null());
+  simdjson::dom::element f = doc["findings"].at(0);
+  EXPECT_EQ(std::string_view(f["rule_id"]), "gpu-idle-gaps");
+  EXPECT_EQ(int64_t(f["recoverable_ns_per_step"]), 300 * kNsPerUs);
+  EXPECT_EQ(std::string_view(f["location"]["python_stack"].at(1)), "train.py(42): step");
+  EXPECT_EQ(std::string_view(doc["summary"]["text"]),
+            "1 finding, up to 30% of step time recoverable");
+}
+
+TEST(ReportData, MeanBreakdownSumsToTheMeanStep) {
+  DeviceMetrics m;
+  m.step_ns = 1001;
+  m.breakdown_ns = {334, 333, 0, 0, 0, 0, 0, 334};
+  std::array<TimeNs, kStepCategoryCount> mean = MeanBreakdownNs(m, 3);
+  EXPECT_EQ(std::accumulate(mean.begin(), mean.end(), TimeNs{0}), 333);
+  EXPECT_EQ(mean[0], 111);
+  EXPECT_EQ(mean[1], 111);
+  EXPECT_EQ(mean[7], 111);
+}
+
+TEST(ReportData, ThroughputUsesWorldSizeWhenLarger) {
+  TestTrace t;
+  t.Device(0, 100).Step(1, 0, 500).Kernel("k", 1, 10, 10);
+  Timeline tl = std::move(t).Build();
+  AnalysisContext ctx(tl);
+  ReportInput in;
+  in.ranks = {&tl};
+  in.contexts = {&ctx};
+  EXPECT_FALSE(ComputeThroughput(in).has_value());
+  in.options.batch_size = 16;
+  std::optional<Throughput> tp = ComputeThroughput(in);
+  ASSERT_TRUE(tp.has_value());
+  EXPECT_EQ(tp->ranks, 1);
+  EXPECT_DOUBLE_EQ(tp->samples_per_s, 16 / 0.0005);
+  EXPECT_FALSE(tp->samples_per_dollar.has_value());
+}
+
+// Renders a real report and validates it with python3 + jsonschema.
+TEST_F(ReportTest, JsonValidatesAgainstTheSchema) {
+  input_.findings = {MakeFinding("gpu-idle-gaps", "data_loader", 0.3)};
+  RuleOutcome nj;
+  nj.rule_id = "tensor-cores-idle";
+  nj.not_judged_reason = "AMD device";
+  input_.not_judged = {nj};
+  input_.warnings = {"rank 1 has no events"};
+  input_.options.batch_size = 8;
+  input_.options.price_per_hour = 12.5;
+  const char* src = std::getenv("TRACELINT_SOURCE_DIR");
+  std::filesystem::path root = src != nullptr ? src : ".";
+  std::filesystem::path schema = root / "analyzer/report/report.schema.json";
+  std::filesystem::path script = root / "analyzer/report/validate_report.py";
+  ASSERT_TRUE(std::filesystem::exists(schema)) << schema;
+  if (std::system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "python3 not found: schema validation skipped";
+  }
+  std::filesystem::path report =
+      std::filesystem::path(::testing::TempDir()) / "tracelint_report_schema_test.json";
+  {
+    std::ofstream out(report, std::ios::binary | std::ios::trunc);
+    out << RenderJsonReport(input_);
+  }
+  std::string cmd = "python3 '" + script.string() + "' '" + schema.string() + "' '" +
+                    report.string() + "'";
+  int rc = std::system(cmd.c_str());
+  std::filesystem::remove(report);
+  ASSERT_NE(rc, -1);
+  int status = WEXITSTATUS(rc);
+  if (status == 77) GTEST_SKIP() << "python3 jsonschema module missing: schema validation skipped";
+  EXPECT_EQ(status, 0) << "report does not match report.schema.json (errors above)";
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,18 @@
+// The one place input formats are registered. Sniffers run in this order;
+// the first that accepts a file's head parses it.
+
+#include "parsers/format_registry.h"
+#include "parsers/kineto/kineto_parser.h"
+#include "parsers/xplane/xplane_parser.h"
+
+namespace tracelint {
+
+const std::vector<FormatEntry>& AllFormats() {
+  static const std::vector<FormatEntry> kFormats = {
+      {"kineto-json", InputFormat::kKinetoJson, &SniffKinetoJson, &ParseKinetoJsonFile},
+      {"xspace", InputFormat::kXSpace, &SniffXSpace, &ParseXSpaceFile},
+  };
+  return kFormats;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,234 @@
+#include "parsers/common/input_stream.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "fmt/format.h"
+
+#if TRACELINT_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#else
+#include <zlib.h>
+#endif
+
+namespace tracelint {
+namespace {
+
+constexpr size_t kReadChunkBytes = size_t{1} << 20;
+
+absl::Status OpenError(const std::string& path, int err) {
+  std::string msg = fmt::format("{}: cannot read: {}", path, std::strerror(err));
+  if (err == ENOENT || err == ENOTDIR) return absl::NotFoundError(msg);
+  if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(msg);
+  return absl::UnavailableError(msg);
+}
+
+}  // namespace
+
+// One gzip member at a time; Step() consumes input and produces output.
+class InputStream::Decoder {
+ public:
+  enum class Result { kProgress, kMemberEnd, kError };
+
+  Decoder() { Reset(); }
+#if !TRACELINT_HAVE_ISAL
+  ~Decoder() { inflateEnd(&z_); }
+#endif
+
+  void Reset() {
+#if TRACELINT_HAVE_ISAL
+    isal_inflate_init(&state_);
+    state_.crc_flag = ISAL_GZIP;
+#else
+    if (z_initialized_) inflateEnd(&z_);
+    std::memset(&z_, 0, sizeof(z_));
+    inflateInit2(&z_, 16 + MAX_WBITS);  // gzip wrapper only
+    z_initialized_ = true;
+#endif
+  }
+
+  // `in`/`out` advance by what was consumed/produced.
+  Result Step(const unsigned char** in, size_t* in_len, char** out, size_t* out_len,
+              std::string* error) {
+    // The decoders count in 32 bits; feed at most 1 GiB per call.
+    uint32_t in_n = static_cast<uint32_t>(std::min<size_t>(*in_len, size_t{1} << 30));
+    uint32_t out_n = static_cast<uint32_t>(std::min<size_t>(*out_len, size_t{1} << 30));
+#if TRACELINT_HAVE_ISAL
+    state_.next_in = const_cast<unsigned char*>(*in);
+    state_.avail_in = in_n;
+    state_.next_out = reinterpret_cast<uint8_t*>(*out);
+    state_.avail_out = out_n;
+    int rc = isal_inflate(&state_);
+    size_t used = in_n - state_.avail_in;
+    size_t made = out_n - state_.avail_out;
+    *in += used;
+    *in_len -= used;
+    *out += made;
+    *out_len -= made;
+    if (rc < 0) {
+      switch (rc) {
+        case ISAL_INCORRECT_CHECKSUM: *error = "gzip checksum mismatch"; break;
+        case ISAL_INVALID_WRAPPER: *error = "invalid gzip header"; break;
+        case ISAL_UNSUPPORTED_METHOD: *error = "unsupported gzip compression method"; break;
+        default: *error = fmt::format("corrupt deflate data (isa-l error {})", rc); break;
+      }
+      return Result::kError;
+    }
+    if (state_.block_state == ISAL_BLOCK_FINISH) return Result::kMemberEnd;
+    return Result::kProgress;
+#else
+    z_.next_in = const_cast<unsigned char*>(*in);
+    z_.avail_in = in_n;
+    z_.next_out = reinterpret_cast<Bytef*>(*out);
+    z_.avail_out = out_n;
+    int rc = inflate(&z_, Z_NO_FLUSH);
+    size_t used = in_n - z_.avail_in;
+    size_t made = out_n - z_.avail_out;
+    *in += used;
+    *in_len -= used;
+    *out += made;
+    *out_len -= made;
+    if (rc == Z_STREAM_END) return Result::kMemberEnd;
+    if (rc == Z_OK || rc == Z_BUF_ERROR) return Result::kProgress;
+    *error = fmt::format("corrupt gzip data ({})", z_.msg != nullptr ? z_.msg : "zlib error");
+    return Result::kError;
+#endif
+  }
+
+ private:
+#if TRACELINT_HAVE_ISAL
+  inflate_state state_;
+#else
+  z_stream z_;
+  bool z_initialized_ = false;
+#endif
+};
+
+InputStream::~InputStream() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path) {
+  std::unique_ptr<InputStream> s(new InputStream());
+  s->path_ = path;
+  s->file_ = std::fopen(path.c_str(), "rb");
+  if (s->file_ == nullptr) return OpenError(path, errno);
+  if (std::fseek(s->file_, 0, SEEK_END) == 0) {
+    long size = std::ftell(s->file_);
+    if (size > 0) s->file_bytes_ = static_cast<uint64_t>(size);
+    std::fseek(s->file_, 0, SEEK_SET);
+  }
+  s->in_.resize(kReadChunkBytes);
+  absl::StatusOr<bool> got = s->Refill();
+  if (!got.ok()) return got.status();
+  if (s->in_len_ >= 2 && s->in_[0] == 0x1f && s->in_[1] == 0x8b) {
+    s->decoder_ = std::make_unique<Decoder>();
+  }
+  return s;
+}
+
+absl::StatusOr<bool> InputStream::Refill() {
+  if (in_pos_ < in_len_) {
+    std::memmove(in_.data(), in_.data() + in_pos_, in_len_ - in_pos_);
+  }
+  in_offset_ += in_pos_;
+  in_len_ -= in_pos_;
+  in_pos_ = 0;
+  if (eof_) return false;
+  size_t n = std::fread(in_.data() + in_len_, 1, in_.size() - in_len_, file_);
+  if (n == 0) {
+    if (std::ferror(file_)) return OpenError(path_, errno != 0 ? errno : EIO);
+    eof_ = true;
+    return false;
+  }
+  in_len_ += n;
+  return true;
+}
+
+absl::StatusOr<size_t> InputStream::Read(char* out, size_t capacity) {
+  if (done_ || capacity == 0) return 0;
+  char* cursor = out;
+  size_t room = capacity;
+  while (room > 0) {
+    if (in_pos_ == in_len_) {
+      absl::StatusOr<bool> more = Refill();
+      if (!more.ok()) return more.status();
+      if (!*more && in_len_ == 0) {
+        if (decoder_ != nullptr && mid_member_) {
+          damage_.truncated = true;
+          damage_.what = "gzip stream ends early";
+          damage_.compressed_offset = static_cast<int64_t>(in_offset_);
+        }
+        done_ = true;
+        break;
+      }
+    }
+    if (decoder_ == nullptr) {
+      size_t n = std::min(room, in_len_ - in_pos_);
+      std::memcpy(cursor, in_.data() + in_pos_, n);
+      in_pos_ += n;
+      cursor += n;
+      room -= n;
+      continue;
+    }
+    if (!mid_member_) {
+      // Between members: another member must start with the magic; trailing
+      // zero padding (seen after some tar/gzip tools) is ignored.
+      if (in_len_ - in_pos_ < 2 && !eof_) {
+        absl::StatusOr<bool> more = Refill();
+        if (!more.ok()) return more.status();
+        continue;
+      }
+      if (in_len_ - in_pos_ >= 2 && in_[in_pos_] == 0x1f && in_[in_pos_ + 1] == 0x8b) {
+        decoder_->Reset();
+        mid_member_ = true;
+      } else {
+        bool all_zero = true;
+        for (size_t i = in_pos_; i < in_len_; ++i) all_zero &= in_[i] == 0;
+        if (!all_zero) {
+          damage_.what = "bytes after the end of the gzip stream are not gzip data";
+          damage_.compressed_offset = static_cast<int64_t>(in_offset_ + in_pos_);
+        }
+        done_ = true;
+        break;
+      }
+    }
+    const unsigned char* in = in_.data() + in_pos_;
+    size_t in_len = in_len_ - in_pos_;
+    std::string error;
+    Decoder::Result r = decoder_->Step(&in, &in_len, &cursor, &room, &error);
+    uint64_t stop_offset = in_offset_ + static_cast<uint64_t>(in - in_.data());
+    in_pos_ = static_cast<size_t>(in - in_.data());
+    if (r == Decoder::Result::kError) {
+      if (out_offset_ == 0 && cursor == out) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}: {} at compressed byte {}", path_, error, stop_offset));
+      }
+      damage_.what = error;
+      damage_.compressed_offset = static_cast<int64_t>(stop_offset);
+      done_ = true;
+      break;
+    }
+    if (r == Decoder::Result::kMemberEnd) mid_member_ = false;
+  }
+  size_t n = static_cast<size_t>(cursor - out);
+  out_offset_ += n;
+  return n;
+}
+
+absl::StatusOr<std::string> ReadHead(const std::string& path, size_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<InputStream>> in = InputStream::Open(path);
+  if (!in.ok()) return in.status();
+  std::string head(max_bytes, '\0');
+  size_t filled = 0;
+  while (filled < max_bytes) {
+    absl::StatusOr<size_t> n = (*in)->Read(head.data() + filled, max_bytes - filled);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;
+    filled += *n;
+  }
+  head.resize(filled);
+  return head;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,465 @@
+#include "parsers/common/json_event_splitter.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "fmt/format.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tracelint {
+namespace {
+
+inline bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// The next quote or backslash at or after p, or end.
+inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    int mask = _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
+
+// Returns the closing quote of a string whose content starts at p, or end.
+// `escaped` holds whether the previous chunk ended on an escaping backslash.
+const char* FindStringEnd(const char* p, const char* end, bool* escaped) {
+  if (*escaped && p < end) {
+    *escaped = false;
+    ++p;
+  }
+  for (;;) {
+    p = FindQuoteOrBackslash(p, end);
+    if (p == end) return end;
+    if (*p == '"') return p;
+    // A backslash escapes the next byte, which may be in the next chunk.
+    if (end - p < 2) {
+      *escaped = true;
+      return end;
+    }
+    p += 2;
+  }
+}
+
+inline bool IsStructural(char c) {
+  return c == '"' || c == '{' || c == '}' || c == '[' || c == ']';
+}
+
+// The next quote or bracket at or after p, or end. Bytes between them (keys'
+// colons, numbers, commas, spaces) never change the scan state inside a
+// container, so they are skipped 16 at a time (SSE2 is part of x86-64).
+const char* FindStructural(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i open_brace = _mm_set1_epi8('{');
+  const __m128i close_brace = _mm_set1_epi8('}');
+  const __m128i open_bracket = _mm_set1_epi8('[');
+  const __m128i close_bracket = _mm_set1_epi8(']');
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, open_brace)),
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace),
+                                  _mm_cmpeq_epi8(v, open_bracket)),
+                     _mm_cmpeq_epi8(v, close_bracket)));
+    int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && !IsStructural(*p)) ++p;
+  return p;
+}
+
+// Bit i of each mask describes byte i of a 64-byte block.
+struct BlockMasks {
+  uint64_t quote = 0;
+  uint64_t backslash = 0;
+  uint64_t open = 0;   // '{' or '['
+  uint64_t close = 0;  // '}' or ']'
+};
+
+BlockMasks ClassifyBlock(const char* p) {
+  BlockMasks m;
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i open_brace = _mm_set1_epi8('{');
+  const __m128i open_bracket = _mm_set1_epi8('[');
+  const __m128i close_brace = _mm_set1_epi8('}');
+  const __m128i close_bracket = _mm_set1_epi8(']');
+  for (int k = 0; k < 4; ++k) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    auto bits = [&](__m128i hit) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(hit))) << (16 * k);
+    };
+    m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
+    m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, open_bracket)));
+    m.close |=
+        bits(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace), _mm_cmpeq_epi8(v, close_bracket)));
+  }
+#else
+  for (int i = 0; i < 64; ++i) {
+    uint64_t bit = uint64_t{1} << i;
+    char c = p[i];
+    if (c == '"') m.quote |= bit;
+    if (c == '\\') m.backslash |= bit;
+    if (c == '{' || c == '[') m.open |= bit;
+    if (c == '}' || c == ']') m.close |= bit;
+  }
+#endif
+  return m;
+}
+
+// Bit i = XOR of bits 0..i: marks the bytes after an odd number of quotes.
+inline uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
+void AppendPadding(PaddedJson& j) {
+  j.json_size = j.bytes.size();
+  j.bytes.append(kJsonPadding, '\0');
+}
+
+}  // namespace
+
+uint64_t JsonPart::StreamOffsetOf(size_t local_offset) const {
+  auto it = std::upper_bound(local_offsets.begin(), local_offsets.end(),
+                             static_cast<uint32_t>(local_offset));
+  if (it == local_offsets.begin()) return stream_offsets.empty() ? 0 : stream_offsets.front();
+  size_t i = static_cast<size_t>(it - local_offsets.begin()) - 1;
+  return stream_offsets[i] + (local_offset - local_offsets[i]);
+}
+
+JsonEventSplitter::JsonEventSplitter(size_t split_bytes, size_t max_document_bytes)
+    : split_bytes_(std::max<size_t>(split_bytes, 1)),
+      // Part offsets are 32-bit; documents stay below 4 GiB.
+      max_document_bytes_(std::clamp<size_t>(max_document_bytes, 64, 0xF0000000u)) {}
+
+const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char* end,
+                                         bool* done) {
+  *done = false;
+  while (p < end) {
+    // Inside a container, 64 bytes at a time: strings found by prefix XOR of
+    // the quotes, brackets outside them counted. Blocks holding a backslash
+    // (rare in traces) take the byte-wise path below.
+    while (v.depth > 0 && !v.scalar && end - p >= 64 && !v.backslash_carry) {
+      BlockMasks m = ClassifyBlock(p);
+      if (m.backslash != 0) break;
+      uint64_t in_string = PrefixXor(m.quote) ^ (v.in_string ? ~uint64_t{0} : 0);
+      uint64_t structural = (m.open | m.close) & ~in_string & ~m.quote;
+      while (structural != 0) {
+        int i = __builtin_ctzll(structural);
+        if ((m.open >> i) & 1) {
+          ++v.depth;
+        } else if (--v.depth == 0) {
+          v.in_string = false;
+          *done = true;
+          return p + i + 1;
+        }
+        structural &= structural - 1;
+      }
+      v.in_string = (in_string >> 63) != 0;
+      p += 64;
+    }
+    if (p >= end) break;
+    if (v.in_string) {
+      const char* q = FindStringEnd(p, end, &v.backslash_carry);
+      if (q == end) return end;
+      v.in_string = false;
+      p = q + 1;
+      if (v.depth == 0) {
+        *done = true;
+        return p;
+      }
+      continue;
+    }
+    char c = *p;
+    if (v.scalar) {
+      if (c == ',' || c == '}' || c == ']' || IsJsonSpace(c)) {
+        *done = true;
+        return p;
+      }
+      ++p;
+      continue;
+    }
+    if (v.depth > 0 && !IsStructural(c)) {
+      p = FindStructural(p, end);
+      continue;
+    }
+    switch (c) {
+      case '"':
+        v.in_string = true;
+        break;
+      case '{':
+      case '[':
+        ++v.depth;
+        break;
+      case '}':
+      case ']':
+        if (--v.depth <= 0) {
+          *done = true;
+          return p + 1;
+        }
+        break;
+      default:
+        if (v.depth == 0 && !IsJsonSpace(c)) {
+          v.scalar = true;
+          continue;  // re-examine c as a scalar byte
+        }
+        break;
+    }
+    ++p;
+  }
+  return end;
+}
+
+void JsonEventSplitter::StartPart() {
+  part_ = JsonPart();
+  part_.text.bytes.push_back('[');
+}
+
+void JsonEventSplitter::ClosePart() {
+  if (part_.event_count() == 0) return;
+  part_.text.bytes.push_back(']');
+  AppendPadding(part_.text);
+  part_.index = next_part_index_++;
+  ready_.push_back(std::move(part_));
+  StartPart();
+}
+
+void JsonEventSplitter::EndEvent() {
+  ++events_seen_;
+  std::string& bytes = part_.text.bytes;
+  if (bytes.size() + 1 > max_document_bytes_ && part_.event_count() > 1) {
+    // This event would push the part over the document limit: it starts
+    // the next part instead.
+    std::string last = bytes.substr(event_start_local_);
+    uint64_t last_offset = part_.stream_offsets.back();
+    part_.local_offsets.pop_back();
+    part_.stream_offsets.pop_back();
+    bytes.resize(event_start_local_ - 1);  // and its leading comma
+    ClosePart();
+    part_.local_offsets.push_back(static_cast<uint32_t>(part_.text.bytes.size()));
+    part_.stream_offsets.push_back(last_offset);
+    part_.text.bytes += last;
+  }
+  if (part_.text.bytes.size() >= split_bytes_) ClosePart();
+}
+
+absl::Status JsonEventSplitter::Feed(std::string_view input) {
+  const char* begin = input.data();
+  const char* end = begin + input.size();
+  const char* p = begin;
+  auto at = [&](const char* q) { return offset_ + static_cast<uint64_t>(q - begin); };
+  auto unexpected = [&](const char* q, std::string_view expected) {
+    return absl::InvalidArgumentError(
+        fmt::format("expected {} at byte {}, found '{}'", expected, at(q),
+                    (*q >= 0x20 && *q < 0x7f) ? std::string(1, *q) : fmt::format("\\x{:02x}", static_cast<unsigned char>(*q))));
+  };
+  while (p < end) {
+    char c = *p;
+    switch (state_) {
+      case State::kStart:
+        if (IsJsonSpace(c)) {
+          ++p;
+        } else if (at(p) < 3 && static_cast<unsigned char>(c) >= 0xbb &&
+                   static_cast<unsigned char>(c) <= 0xef) {
+          ++p;  // UTF-8 byte order mark
+        } else if (c == '{') {
+          state_ = State::kTopKeyOrEnd;
+          ++p;
+        } else if (c == '[') {
+          bare_array_ = true;
+          events_started_ = true;
+          StartPart();
+          state_ = State::kEventsElemStart;
+          ++p;
+        } else {
+          return unexpected(p, "a JSON object or array");
+        }
+        break;
+      case State::kTopKeyOrEnd:
+        if (IsJsonSpace(c) || c == ',') {
+          ++p;
+        } else if (c == '"') {
+          key_.clear();
+          key_backslash_carry_ = false;
+          state_ = State::kTopKey;
+          ++p;
+        } else if (c == '}') {
+          state_ = State::kEnd;
+          ++p;
+        } else {
+          return unexpected(p, "a key");
+        }
+        break;
+      case State::kTopKey: {
+        const char* q = FindStringEnd(p, end, &key_backslash_carry_);
+        key_.append(p, q);
+        if (key_.size() > max_document_bytes_) return unexpected(p, "a shorter key");
+        p = q;
+        if (q < end) {
+          state_ = State::kTopColon;
+          ++p;
+        }
+        break;
+      }
+      case State::kTopColon:
+        if (IsJsonSpace(c)) {
+          ++p;
+        } else if (c == ':') {
+          state_ = State::kTopValueStart;
+          ++p;
+        } else {
+          return unexpected(p, "':'");
+        }
+        break;
+      case State::kTopValueStart:
+        if (IsJsonSpace(c)) {
+          ++p;
+        } else if (key_ == "traceEvents" && c == '[') {
+          if (!events_started_) StartPart();
+          events_started_ = true;
+          state_ = State::kEventsElemStart;
+          ++p;
+        } else if (key_ == "traceEvents") {
+          return unexpected(p, "an array as the value of traceEvents");
+        } else {
+          meta_member_start_ = meta_.size();
+          if (!meta_.empty()) meta_.push_back(',');
+          meta_.push_back('"');
+          meta_ += key_;
+          meta_ += "\":";
+          value_ = ValueScan();
+          state_ = State::kTopValue;
+        }
+        break;
+      case State::kTopValue: {
+        bool done = false;
+        const char* q = ScanValue(value_, p, end, &done);
+        meta_.append(p, q);
+        if (meta_.size() > max_document_bytes_) {
+          return absl::InvalidArgumentError(fmt::format(
+              "top-level value of \"{}\" ending at byte {} is larger than the {} byte "
+              "document limit",
+              key_, at(q), max_document_bytes_));
+        }
+        p = q;
+        if (done) state_ = State::kTopAfterValue;
+        break;
+      }
+      case State::kTopAfterValue:
+        if (IsJsonSpace(c)) {
+          ++p;
+        } else if (c == ',') {
+          state_ = State::kTopKeyOrEnd;
+          ++p;
+        } else if (c == '}') {
+          state_ = State::kEnd;
+          ++p;
+        } else {
+          return unexpected(p, "',' or '}'");
+        }
+        break;
+      case State::kEventsElemStart:
+        if (IsJsonSpace(c) || c == ',') {
+          ++p;
+        } else if (c == ']') {
+          state_ = bare_array_ ? State::kEnd : State::kTopAfterValue;
+          ++p;
+        } else {
+          element_is_event_ = c == '{';
+          value_ = ValueScan();
+          if (element_is_event_) {
+            if (part_.event_count() > 0) part_.text.bytes.push_back(',');
+            event_start_local_ = part_.text.bytes.size();
+            part_.local_offsets.push_back(static_cast<uint32_t>(event_start_local_));
+            part_.stream_offsets.push_back(at(p));
+          }
+          state_ = State::kEventsElem;
+        }
+        break;
+      case State::kEventsElem: {
+        bool done = false;
+        const char* q = ScanValue(value_, p, end, &done);
+        if (element_is_event_) {
+          part_.text.bytes.append(p, q);
+          if (part_.text.bytes.size() - event_start_local_ > max_document_bytes_) {
+            return absl::InvalidArgumentError(fmt::format(
+                "event starting at byte {} is larger than the {} byte document limit",
+                part_.stream_offsets.back(), max_document_bytes_));
+          }
+        }
+        p = q;
+        if (done) {
+          if (element_is_event_) {
+            EndEvent();
+          } else {
+            ++skipped_elements_;
+          }
+          state_ = State::kEventsElemStart;
+        }
+        break;
+      }
+      case State::kEnd:
+        if (!IsJsonSpace(c)) ++trailing_bytes_;
+        ++p;
+        break;
+    }
+  }
+  offset_ += input.size();
+  return absl::OkStatus();
+}
+
+void JsonEventSplitter::Finish() {
+  if (state_ != State::kEnd && state_ != State::kStart) truncated_ = true;
+  if (state_ == State::kEventsElem && element_is_event_) {
+    // Drop the incomplete event and its separating comma.
+    part_.local_offsets.pop_back();
+    part_.stream_offsets.pop_back();
+    part_.text.bytes.resize(part_.event_count() > 0 ? event_start_local_ - 1
+                                                    : event_start_local_);
+  }
+  if (state_ == State::kTopValue) meta_.resize(meta_member_start_);
+  if (events_started_) ClosePart();
+}
+
+std::vector<JsonPart> JsonEventSplitter::TakeParts() {
+  std::vector<JsonPart> out;
+  out.swap(ready_);
+  return out;
+}
+
+PaddedJson JsonEventSplitter::TakeMeta() {
+  PaddedJson j;
+  if (meta_.empty()) return j;
+  j.bytes.reserve(meta_.size() + 2 + kJsonPadding);
+  j.bytes.push_back('{');
+  j.bytes += meta_;
+  j.bytes.push_back('}');
+  AppendPadding(j);
+  meta_.clear();
+  return j;
+}
+
+}  // namespace tracelint

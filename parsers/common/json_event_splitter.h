@@ -1,0 +1,123 @@
+#ifndef TRACELINT_PARSERS_COMMON_JSON_EVENT_SPLITTER_H_
+#define TRACELINT_PARSERS_COMMON_JSON_EVENT_SPLITTER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace tracelint {
+
+// Bytes a JSON parser may read past the end of a document (simdjson's
+// SIMDJSON_PADDING, restated so this header needs no simdjson).
+inline constexpr size_t kJsonPadding = 64;
+
+// A JSON text followed by kJsonPadding zero bytes.
+struct PaddedJson {
+  std::string bytes;   // json_size bytes of JSON, then the padding
+  size_t json_size = 0;
+  std::string_view json() const { return {bytes.data(), json_size}; }
+};
+
+// A run of complete trace events, as the JSON array text "[ev,ev,...]".
+struct JsonPart {
+  int index = 0;  // position among the parts, in input order
+  PaddedJson text;
+  // For each event: its offset in `text` and in the decompressed input,
+  // so parse errors can name the input byte.
+  std::vector<uint32_t> local_offsets;
+  std::vector<uint64_t> stream_offsets;
+  size_t event_count() const { return local_offsets.size(); }
+  // Input byte of a position inside `text`.
+  uint64_t StreamOffsetOf(size_t local_offset) const;
+};
+
+// One forward scan over a (decompressed) Chrome trace that cuts the
+// traceEvents array (or a bare top-level array) at event boundaries into
+// parts of about `split_bytes`, and collects every other top-level member as
+// a small JSON object. It tracks only strings and bracket depth, so it runs
+// much faster than a full parse and lets the parts be parsed in parallel
+// while decompression continues. Input is fed in arbitrary chunks.
+class JsonEventSplitter {
+ public:
+  JsonEventSplitter(size_t split_bytes, size_t max_document_bytes);
+
+  // Scans the next bytes. Fails when the input is not a JSON object or array
+  // at the top level, or one event exceeds max_document_bytes.
+  absl::Status Feed(std::string_view bytes);
+  // The input ended: closes the last part. An unfinished top-level value
+  // sets truncated() and drops the incomplete event.
+  void Finish();
+
+  // Completed parts since the last call, in input order.
+  std::vector<JsonPart> TakeParts();
+  // Top-level members other than the event array seen since the last call,
+  // as one JSON object; json_size == 0 when there were none.
+  PaddedJson TakeMeta();
+
+  bool events_started() const { return events_started_; }
+  bool bare_array() const { return bare_array_; }
+  bool saw_top_level() const { return state_ != State::kStart; }
+  bool truncated() const { return truncated_; }
+  uint64_t bytes_seen() const { return offset_; }
+  int64_t events_seen() const { return events_seen_; }
+  int64_t skipped_elements() const { return skipped_elements_; }
+  int64_t trailing_bytes() const { return trailing_bytes_; }
+
+ private:
+  enum class State : uint8_t {
+    kStart,
+    kTopKeyOrEnd,
+    kTopKey,
+    kTopColon,
+    kTopValueStart,
+    kTopValue,
+    kTopAfterValue,
+    kEventsElemStart,
+    kEventsElem,
+    kEnd,
+  };
+  // Generic value scan shared by top-level members and events.
+  struct ValueScan {
+    int depth = 0;
+    bool in_string = false;
+    bool scalar = false;
+    bool backslash_carry = false;
+  };
+
+  // Advances through a value from p; returns the pointer just past the value
+  // when it completed (set *done), else end.
+  const char* ScanValue(ValueScan& v, const char* p, const char* end, bool* done);
+  void StartPart();
+  void ClosePart();
+  void EndEvent();
+
+  size_t split_bytes_;
+  size_t max_document_bytes_;
+  State state_ = State::kStart;
+  bool bare_array_ = false;
+  bool events_started_ = false;
+  bool truncated_ = false;
+  uint64_t offset_ = 0;  // input offset of the next byte fed
+  int64_t events_seen_ = 0;
+  int64_t skipped_elements_ = 0;
+  int64_t trailing_bytes_ = 0;
+
+  std::string key_;
+  bool key_backslash_carry_ = false;
+  ValueScan value_;
+  bool element_is_event_ = false;
+  size_t event_start_local_ = 0;  // where the current event begins in part_
+
+  JsonPart part_;
+  int next_part_index_ = 0;
+  std::vector<JsonPart> ready_;
+  std::string meta_;  // members "k":v joined by ','
+  size_t meta_member_start_ = 0;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_PARSERS_COMMON_JSON_EVENT_SPLITTER_H_

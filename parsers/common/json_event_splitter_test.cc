@@ -1,0 +1,143 @@
+#include "parsers/common/json_event_splitter.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+struct Split {
+  absl::Status status;
+  std::vector<std::string> parts;  // JSON text of each part
+  std::vector<std::vector<uint64_t>> offsets;
+  std::string meta;
+  bool truncated = false;
+  int64_t events = 0;
+};
+
+Split SplitAll(std::string_view input, size_t chunk, size_t split_bytes,
+          size_t max_document = size_t{1} << 30) {
+  Split out;
+  JsonEventSplitter s(split_bytes, max_document);
+  for (size_t i = 0; i < input.size() && out.status.ok(); i += chunk) {
+    out.status = s.Feed(input.substr(i, chunk));
+  }
+  s.Finish();
+  for (JsonPart& p : s.TakeParts()) {
+    out.parts.emplace_back(p.text.json());
+    out.offsets.push_back(p.stream_offsets);
+    EXPECT_EQ(p.text.bytes.size(), p.text.json_size + kJsonPadding);
+  }
+  out.meta = std::string(s.TakeMeta().json());
+  out.truncated = s.truncated();
+  out.events = s.events_seen();
+  return out;
+}
+
+constexpr std::string_view kTrace =
+    "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"A}[\\\"\"}],\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"name\": \"a \\\"}]{\", \"ts\": 1},\n"
+    "  {\"ph\": \"X\", \"name\": \"b\\\\\", \"args\": {\"x\": [1, {\"y\": 2}]}},\n"
+    "  {\"ph\": \"i\", \"name\": \"c\"}\n"
+    " ],\n"
+    " \"traceName\": \"t.json\"}\n";
+
+TEST(JsonEventSplitter, EventsAndMetaAnyChunking) {
+  Split whole = SplitAll(kTrace, kTrace.size(), 1 << 20);
+  ASSERT_TRUE(whole.status.ok()) << whole.status;
+  ASSERT_EQ(whole.parts.size(), 1u);
+  EXPECT_EQ(whole.parts[0],
+            "[{\"ph\": \"X\", \"name\": \"a \\\"}]{\", \"ts\": 1},"
+            "{\"ph\": \"X\", \"name\": \"b\\\\\", \"args\": {\"x\": [1, {\"y\": 2}]}},"
+            "{\"ph\": \"i\", \"name\": \"c\"}]");
+  EXPECT_EQ(whole.meta,
+            "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\": 0, \"name\": \"A}[\\\"\"}],"
+            "\"traceName\":\"t.json\"}");
+  EXPECT_EQ(whole.events, 3);
+  EXPECT_FALSE(whole.truncated);
+  EXPECT_EQ(whole.offsets[0][0], kTrace.find("{\"ph\""));
+  for (size_t chunk : {1, 2, 3, 5, 17}) {
+    Split s = SplitAll(kTrace, chunk, 1 << 20);
+    EXPECT_EQ(s.parts, whole.parts) << chunk;
+    EXPECT_EQ(s.meta, whole.meta) << chunk;
+    EXPECT_EQ(s.offsets, whole.offsets) << chunk;
+  }
+}
+
+// Long enough for the 64-byte block path; strings hold brackets, some
+// events hold backslashes (byte-wise path), and quotes straddle blocks.
+TEST(JsonEventSplitter, BlockPathAgreesWithByteWisePath) {
+  std::string trace = "{\"traceEvents\": [";
+  for (int i = 0; i < 300; ++i) {
+    if (i > 0) trace += ",\n";
+    trace += "{\"name\": \"" + std::string(i % 37, 'a') + (i % 5 == 0 ? "}]{[" : "") +
+             (i % 11 == 0 ? "\\\"\\\\" : "") + "\", \"args\": {\"x\": [" +
+             std::to_string(i) + ", {\"y\": \"]\"}]}}";
+  }
+  trace += "], \"traceName\": \"}\"}";
+  Split bytewise = SplitAll(trace, 1, 1 << 20);
+  ASSERT_TRUE(bytewise.status.ok()) << bytewise.status;
+  EXPECT_EQ(bytewise.events, 300);
+  EXPECT_FALSE(bytewise.truncated);
+  for (size_t chunk : {63, 64, 100, 4096, 1 << 20}) {
+    Split s = SplitAll(trace, chunk, 1 << 20);
+    EXPECT_EQ(s.parts, bytewise.parts) << chunk;
+    EXPECT_EQ(s.offsets, bytewise.offsets) << chunk;
+    EXPECT_EQ(s.meta, bytewise.meta) << chunk;
+  }
+}
+
+TEST(JsonEventSplitter, SplitsAtEventBoundaries) {
+  Split s = SplitAll(kTrace, 4, 1);
+  ASSERT_TRUE(s.status.ok());
+  ASSERT_EQ(s.parts.size(), 3u);
+  EXPECT_EQ(s.parts[2], "[{\"ph\": \"i\", \"name\": \"c\"}]");
+}
+
+TEST(JsonEventSplitter, DocumentLimitMovesEventToNextPart) {
+  // Two events fit the split size but not the document limit.
+  std::string trace = "[{\"a\": \"" + std::string(100, 'x') + "\"}, {\"b\": \"" +
+                      std::string(100, 'y') + "\"}]";
+  Split s = SplitAll(trace, 9, 1 << 20, 150);
+  ASSERT_TRUE(s.status.ok()) << s.status;
+  ASSERT_EQ(s.parts.size(), 2u);
+  EXPECT_EQ(s.parts[1].substr(0, 7), "[{\"b\": ");
+  Split too_big = SplitAll(trace, 9, 1 << 20, 64);
+  EXPECT_TRUE(absl::IsInvalidArgument(too_big.status));
+}
+
+TEST(JsonEventSplitter, BareArray) {
+  Split s = SplitAll("  [{\"ph\":\"X\"} , {\"ph\":\"B\"}, 7, {\"ph\":\"E\"}]", 3, 1 << 20);
+  ASSERT_TRUE(s.status.ok());
+  ASSERT_EQ(s.parts.size(), 1u);
+  EXPECT_EQ(s.parts[0], "[{\"ph\":\"X\"},{\"ph\":\"B\"},{\"ph\":\"E\"}]");
+  EXPECT_EQ(s.meta, "");
+}
+
+TEST(JsonEventSplitter, TruncatedInsideAnEventKeepsCompleteOnes) {
+  std::string_view cut = kTrace.substr(0, kTrace.find("{\"ph\": \"i\"") + 5);
+  Split s = SplitAll(cut, 6, 1 << 20);
+  ASSERT_TRUE(s.status.ok());
+  EXPECT_TRUE(s.truncated);
+  ASSERT_EQ(s.parts.size(), 1u);
+  EXPECT_EQ(s.events, 2);
+  EXPECT_EQ(s.parts[0].back(), ']');
+  EXPECT_EQ(s.parts[0].find("\"c\""), std::string::npos);
+}
+
+TEST(JsonEventSplitter, NotJsonIsAnErrorWithOffset) {
+  Split s = SplitAll("  hello", 100, 1 << 20);
+  EXPECT_TRUE(absl::IsInvalidArgument(s.status));
+  EXPECT_NE(s.status.message().find("byte 2"), std::string::npos) << s.status;
+}
+
+TEST(JsonEventSplitter, TraceEventsMustBeAnArray) {
+  Split s = SplitAll("{\"traceEvents\": {}}", 100, 1 << 20);
+  EXPECT_TRUE(absl::IsInvalidArgument(s.status));
+}
+
+}  // namespace
+}  // namespace tracelint

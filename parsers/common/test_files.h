@@ -1,0 +1,64 @@
+#ifndef TRACELINT_PARSERS_COMMON_TEST_FILES_H_
+#define TRACELINT_PARSERS_COMMON_TEST_FILES_H_
+
+// Helpers for parser tests (header-only, tests link zlib): temporary files
+// and gzip encoding.
+
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "gtest/gtest.h"
+
+namespace tracelint::testing {
+
+// A fresh directory under the test temp dir, removed by the caller's scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string base = ::testing::TempDir();
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::path(base) /
+            (std::string("tracelint_") + info->test_suite_name() + "_" + info->name());
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::string Write(const std::string& name, std::string_view bytes) const {
+    std::filesystem::path p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return p.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// One gzip member holding `bytes`.
+inline std::string Gzip(std::string_view bytes) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, bytes.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+}  // namespace tracelint::testing
+
+#endif  // TRACELINT_PARSERS_COMMON_TEST_FILES_H_

@@ -1,0 +1,91 @@
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+
+#include "parsers/kineto/kineto_raw.h"
+
+namespace tracelint::kineto {
+namespace {
+
+// Arg names the analyses read, with every spelling seen across Kineto
+// versions. Anything else in "args" is dropped at parse time to keep the
+// memory per event small.
+constexpr std::array<std::pair<std::string_view, ArgKey>, 44> kArgKeys = {{
+    {"grid", ArgKey::kGrid},
+    {"block", ArgKey::kBlock},
+    {"registers per thread", ArgKey::kRegistersPerThread},
+    {"shared memory", ArgKey::kSharedMemory},
+    {"blocks per SM", ArgKey::kBlocksPerSm},
+    {"warps per SM", ArgKey::kWarpsPerSm},
+    {"est. achieved occupancy %", ArgKey::kOccupancyPct},
+    {"bytes", ArgKey::kBytes},
+    {"correlation", ArgKey::kCorrelation},
+    {"External id", ArgKey::kExternalId},
+    {"external id", ArgKey::kExternalId},
+    {"Total Allocated", ArgKey::kTotalAllocated},
+    {"Total Reserved", ArgKey::kTotalReserved},
+    {"Device Id", ArgKey::kDeviceId},
+    {"Device Type", ArgKey::kDeviceType},
+    {"device", ArgKey::kDevice},
+    {"stream", ArgKey::kStream},
+    {"Input Dims", ArgKey::kInputDims},
+    {"Input dims", ArgKey::kInputDims},
+    {"Input type", ArgKey::kInputType},
+    {"Collective name", ArgKey::kCollectiveName},
+    {"In msg nelems", ArgKey::kInMsgNelems},
+    {"Out msg nelems", ArgKey::kOutMsgNelems},
+    {"dtype", ArgKey::kDtype},
+    {"Group size", ArgKey::kGroupSize},
+    {"Process Group Name", ArgKey::kProcessGroup},
+    {"Process Group Description", ArgKey::kProcessGroup},
+    {"Process Group Ranks", ArgKey::kProcessGroup},
+    {"Process Group ID", ArgKey::kProcessGroup},
+    {"Sequence number", ArgKey::kSequenceNumber},
+    {"Fwd thread id", ArgKey::kFwdThreadId},
+    {"Call stack", ArgKey::kCallStack},
+    {"Python id", ArgKey::kPythonId},
+    {"Python parent id", ArgKey::kPythonParentId},
+    {"Seq", ArgKey::kSeq},
+    {"Src Rank", ArgKey::kSrcRank},
+    {"Dst Rank", ArgKey::kDstRank},
+    {"Rank", ArgKey::kRank},
+    {"In split size", ArgKey::kInSplitSize},
+    {"Out split size", ArgKey::kOutSplitSize},
+    {"Comms Id", ArgKey::kCommsId},
+    {"wait_on_stream", ArgKey::kWaitOnStream},
+    {"cuda_sync_kind", ArgKey::kCudaSyncKind},
+    {"Record function id", ArgKey::kRecordFunctionId},
+}};
+
+}  // namespace
+
+ArgKey ClassifyArgKey(std::string_view key) {
+  static const auto* const index = [] {
+    auto* m = new absl::flat_hash_map<std::string_view, ArgKey>();
+    for (const auto& [name, id] : kArgKeys) m->emplace(name, id);
+    return m;
+  }();
+  auto it = index->find(key);
+  return it == index->end() ? ArgKey::kIgnore : it->second;
+}
+
+std::string_view KeptArgName(ArgKey k, std::string_view key_as_written) {
+  switch (k) {
+    case ArgKey::kInputDims: return "Input Dims";
+    default: return key_as_written;
+  }
+}
+
+bool IsKeptAsArg(ArgKey k) {
+  // "warps per SM" has no DeviceDetails field; it stays an arg.
+  return (k >= ArgKey::kDevice && k != ArgKey::kRecordFunctionId) || k == ArgKey::kWarpsPerSm;
+}
+
+bool WantsArrayText(ArgKey k) {
+  return k == ArgKey::kGrid || k == ArgKey::kBlock || k == ArgKey::kInputDims ||
+         k == ArgKey::kInputType || k == ArgKey::kProcessGroup;
+}
+
+}  // namespace tracelint::kineto

@@ -1,0 +1,388 @@
+#include "parsers/kineto/kineto_parser.h"
+
+#include <charconv>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/base/status_macros.h"
+#include "analyzer/base/strings.h"
+#include "analyzer/model/timeline_builder.h"
+#include "fmt/format.h"
+#include "parsers/common/input_stream.h"
+#include "parsers/common/json_event_splitter.h"
+#include "parsers/common/read_ahead.h"
+#include "parsers/common/worker_pool.h"
+#include "parsers/kineto/kineto_event_emitter.h"
+
+namespace tracelint {
+namespace kineto {
+namespace {
+
+constexpr size_t kReadBytes = size_t{4} << 20;
+
+struct PartResult {
+  TimelineBuilder builder;
+  std::vector<BeginEndEvent> begin_end;
+  std::vector<TrackNameEvent> track_names;
+  absl::flat_hash_set<TrackKey> tracks;
+  uint32_t features = 0;
+  int64_t events = 0;
+};
+
+// Parses one part; a malformed event costs only itself: the rest of the part
+// is read again one event at a time.
+void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& reader,
+               PartResult* out) {
+  EventEmitter emitter(out->builder, base_time_ns);
+  ReadResult whole = reader.read_events(part.text.json(), emitter);
+  if (!whole.status.ok()) {
+    size_t count = part.event_count();
+    PaddedJson single;
+    for (size_t i = static_cast<size_t>(whole.events_emitted); i < count; ++i) {
+      size_t begin = part.local_offsets[i];
+      size_t end = i + 1 < count ? part.local_offsets[i + 1] - 1 : part.text.json_size - 1;
+      single.bytes.assign("[");
+      single.bytes.append(part.text.bytes, begin, end - begin);
+      single.bytes.push_back(']');
+      single.json_size = single.bytes.size();
+      single.bytes.append(kJsonPadding, '\0');
+      ReadResult one = reader.read_events(single.json(), emitter);
+      if (!one.status.ok()) {
+        out->builder.diagnostics().Add(
+            "malformed_event", Severity::kError,
+            fmt::format("events that are not valid JSON, skipped (first: {})",
+                        std::string(one.status.message())),
+            1, static_cast<int64_t>(part.stream_offsets[i]));
+      }
+    }
+  }
+  out->begin_end = std::move(emitter.begin_end());
+  out->track_names = std::move(emitter.track_names());
+  out->tracks = emitter.tracks();
+  out->features = emitter.features();
+  out->events = emitter.events();
+}
+
+std::optional<int64_t> ParseIntText(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  std::string_view s = StripAsciiWhitespace(*text);
+  int64_t v;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+void PairBeginEnd(std::vector<BeginEndEvent>& events, TimelineBuilder& b) {
+  absl::flat_hash_map<TrackKey, std::vector<const BeginEndEvent*>> open;
+  int64_t unmatched_end = 0;
+  for (const BeginEndEvent& e : events) {
+    std::vector<const BeginEndEvent*>& stack = open[e.track];
+    if (e.is_begin) {
+      stack.push_back(&e);
+      continue;
+    }
+    if (stack.empty()) {
+      ++unmatched_end;
+      continue;
+    }
+    const BeginEndEvent& begin = *stack.back();
+    stack.pop_back();
+    SliceSpec spec;
+    spec.ts_ns = begin.ts_ns;
+    spec.dur_ns = e.ts_ns - begin.ts_ns;
+    auto [kind, pid, tid] = begin.track;
+    spec.track = b.GetTrack(kind, pid, tid);
+    spec.name = b.Intern(begin.name);
+    spec.kind = begin.kind;
+    b.AddSlice(spec);
+  }
+  int64_t unclosed = 0;
+  for (const auto& [key, stack] : open) unclosed += static_cast<int64_t>(stack.size());
+  if (unmatched_end > 0) {
+    b.diagnostics().Add("unmatched_end", Severity::kWarning,
+                        "ph E events with no open B on their thread, skipped", unmatched_end);
+  }
+  if (unclosed > 0) {
+    b.diagnostics().Add("unclosed_begin", Severity::kWarning,
+                        "ph B events never closed by an E, skipped", unclosed);
+  }
+}
+
+void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,
+                  bool bare_array, TimeNs base_time_ns, RunMetadata& m) {
+  m.source_path = path;
+  m.format = "kineto-json";
+  m.framework = "PyTorch";
+  m.framework_version = GuessPytorchVersion(features, meta, bare_array);
+  bool amd = meta.rocm_hints || (features & kFeatHipNames) != 0;
+  for (const RawDevice& d : meta.devices) {
+    DeviceInfo info;
+    info.id = static_cast<int>(d.id);
+    info.name = d.name;
+    amd = amd || d.rocm_fields || ContainsIgnoreCase(d.name, "AMD") ||
+          ContainsIgnoreCase(d.name, "Instinct");
+    info.compute_major = static_cast<int>(d.compute_major);
+    info.compute_minor = static_cast<int>(d.compute_minor);
+    info.sm_count = static_cast<int>(d.num_sms);
+    info.total_memory_bytes = d.total_global_mem;
+    info.max_threads_per_sm = static_cast<int>(d.max_threads_per_sm);
+    m.devices.push_back(std::move(info));
+  }
+  for (DeviceInfo& info : m.devices) {
+    if (amd) {
+      info.vendor = "AMD";
+    } else if (info.compute_major >= 0) {
+      info.vendor = "NVIDIA";
+    }
+  }
+  m.rank = static_cast<int>(ParseIntText(meta.rank_text).value_or(-1));
+  if (m.rank < 0) m.rank = RankFromFileName(path);
+  m.world_size = static_cast<int>(ParseIntText(meta.world_size_text).value_or(-1));
+  m.backend = meta.backend;
+  m.host_name = meta.host_name;
+  m.trace_name = meta.trace_name;
+  m.base_time_ns = base_time_ns;
+}
+
+absl::Status ReadMetaInto(const JsonReader& reader, PaddedJson text, RawMeta& meta,
+                          TimelineBuilder& diagnostics_sink) {
+  if (text.json_size == 0) return absl::OkStatus();
+  absl::Status s = reader.read_meta(text.json(), meta);
+  if (!s.ok()) {
+    diagnostics_sink.diagnostics().Add("bad_top_level_keys", Severity::kWarning,
+                                       fmt::format("top-level keys not read: {}", std::string(s.message())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
+                                                 const ParseOptions& options,
+                                                 const JsonReader& json_reader) {
+  TL_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, InputStream::Open(path));
+  JsonEventSplitter splitter(options.split_bytes, options.max_document_bytes);
+  int threads = WorkerPool::ResolveThreads(options.threads);
+  // Slots stay put as parts are added (deque), so workers fill them in place.
+  std::deque<PartResult> results;
+  TimelineBuilder merged;
+  RawMeta meta;
+  bool prefix_read = false;
+  TimeNs base_time_ns = 0;
+  absl::Status scan_error;
+  {
+    // Two parts per thread in flight: enough to keep the threads busy while
+    // the calling thread splits, without holding the whole file in memory.
+    WorkerPool pool(threads, 2 * threads);
+    auto submit = [&](std::vector<JsonPart> parts) {
+      for (JsonPart& part : parts) {
+        PartResult* slot = &results.emplace_back();
+        auto shared = std::make_shared<JsonPart>(std::move(part));
+        pool.Submit([shared, slot, base_time_ns, &json_reader] {
+          ParsePart(*shared, base_time_ns, json_reader, slot);
+        });
+      }
+    };
+    // With threads to spare, decompression runs ahead on its own thread.
+    ReadAhead chunks(*in, kReadBytes, threads > 1 ? 2 : 0);
+    for (;;) {
+      absl::StatusOr<std::string_view> chunk = chunks.Next();
+      if (!chunk.ok()) return chunk.status();
+      if (chunk->empty()) break;
+      absl::Status s = splitter.Feed(*chunk);
+      if (!s.ok()) {
+        if (splitter.events_seen() == 0) {
+          return absl::InvalidArgumentError(
+              fmt::format("{}: not a trace: {}; expected Kineto/Chrome trace JSON", path,
+                          std::string(s.message())));
+        }
+        scan_error = s;
+        break;
+      }
+      if (splitter.events_started() && !prefix_read) {
+        // Keys before the event array (baseTimeNanoseconds above all) are
+        // needed before any event is converted.
+        prefix_read = true;
+        TL_RETURN_IF_ERROR(ReadMetaInto(json_reader, splitter.TakeMeta(), meta, merged));
+        if (meta.base_time_text) {
+          base_time_ns = ParseIntText(meta.base_time_text).value_or(0);
+        }
+      }
+      submit(splitter.TakeParts());
+    }
+    splitter.Finish();
+    submit(splitter.TakeParts());
+    pool.Wait();
+  }
+  if (!splitter.saw_top_level()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: not a trace: the {} is empty; expected Kineto/Chrome trace JSON", path,
+        in->compressed() ? "decompressed stream" : "file"));
+  }
+  bool truncated = splitter.truncated() || !scan_error.ok();
+  if (!splitter.events_started()) {
+    if (truncated) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: input ends at byte {} of the decompressed stream, before the first trace event",
+          path, splitter.bytes_seen()));
+    }
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: not a trace: JSON object without a traceEvents array; expected Kineto/Chrome "
+        "trace JSON",
+        path));
+  }
+  std::optional<std::string> base_before_tail = meta.base_time_text;
+  TL_RETURN_IF_ERROR(ReadMetaInto(json_reader, splitter.TakeMeta(), meta, merged));
+  if (!base_before_tail && meta.base_time_text) {
+    merged.diagnostics().Add("base_time_after_events", Severity::kWarning,
+                             "baseTimeNanoseconds follows traceEvents; timestamps were left "
+                             "relative to it");
+  }
+
+  uint32_t features = 0;
+  int64_t events = 0;
+  absl::flat_hash_set<TrackKey> tracks;
+  std::vector<BeginEndEvent> begin_end;
+  std::vector<TrackNameEvent> names;
+  for (PartResult& r : results) {
+    merged.Append(std::move(r.builder));
+    features |= r.features;
+    events += r.events;
+    tracks.insert(r.tracks.begin(), r.tracks.end());
+    for (BeginEndEvent& e : r.begin_end) begin_end.push_back(std::move(e));
+    for (TrackNameEvent& n : r.track_names) names.push_back(std::move(n));
+  }
+  results.clear();
+  PairBeginEnd(begin_end, merged);
+  for (const TrackNameEvent& n : names) {
+    for (TrackKind kind : {TrackKind::kHostThread, TrackKind::kDeviceStream}) {
+      if (tracks.contains(TrackKey{kind, n.pid, n.tid})) {
+        merged.SetTrackName(merged.GetTrack(kind, n.pid, n.tid), merged.Intern(n.name));
+      }
+    }
+  }
+
+  RunMetadata& m = merged.metadata();
+  FillMetadata(path, meta, features, splitter.bare_array(), base_time_ns, m);
+  m.events_read = events;
+  if (splitter.skipped_elements() > 0) {
+    merged.diagnostics().Add("non_object_event", Severity::kWarning,
+                             "elements of the event array that are not objects, skipped",
+                             splitter.skipped_elements());
+  }
+  if (splitter.trailing_bytes() > 0) {
+    merged.diagnostics().Add("trailing_data", Severity::kWarning,
+                             "bytes after the end of the top-level JSON value, ignored",
+                             splitter.trailing_bytes());
+  }
+  const StreamDamage* damage = in->damage();
+  if (damage != nullptr && !damage->truncated) {
+    merged.diagnostics().Add(
+        "corrupt_compressed_stream", Severity::kError,
+        fmt::format("{} at compressed byte {}", damage->what, damage->compressed_offset), 1,
+        damage->compressed_offset);
+  }
+  if (truncated) {
+    m.truncated = true;
+    m.truncated_at_byte = static_cast<int64_t>(splitter.bytes_seen());
+    std::string why = !scan_error.ok() ? std::string(scan_error.message())
+                      : damage != nullptr ? damage->what
+                                          : "the JSON ends before its last closing bracket";
+    merged.diagnostics().Add(
+        "truncated_input", Severity::kWarning,
+        fmt::format("input ends early ({}) at byte {} of the decompressed stream; the {} "
+                    "complete events before it were analysed",
+                    why, m.truncated_at_byte, events),
+        1, m.truncated_at_byte);
+  }
+  return std::move(merged).Finalize();
+}
+
+std::string GuessPytorchVersion(uint32_t features, const RawMeta& meta, bool bare_array) {
+  // Walk the fingerprints from newest to oldest; the first that matches
+  // dates the producer (approximately: PyTorch pins a Kineto commit).
+  struct Step {
+    bool present;
+    std::string_view version;
+    std::string_view evidence;
+  };
+  const Step steps[] = {
+      {(features & kFeatRecordFunctionId) != 0, "2.5+", "\"Record function id\" args"},
+      {meta.base_time_text.has_value(), "2.4-2.5", "baseTimeNanoseconds"},
+      {meta.has_display_time_unit || (features & kFeatFractionalTs) != 0, "2.3-2.4",
+       "fractional-microsecond timestamps"},
+      {(features & kFeatKernelCollectiveArgs) != 0, "2.2", "collective args on kernels"},
+      {(features & kFeatCudaDriver) != 0, "2.1", "cuda_driver events"},
+      {(features & kFeatFlowAc2g) != 0, "2.0", "ac2g flows"},
+      {(features & kFeatGpuUserAnnotation) != 0, "1.12-1.13", "gpu_user_annotation slices"},
+      {(features & kFeatFlowAsyncCpuToGpu) != 0, "1.11-1.13", "async_cpu_to_gpu flows"},
+      {(features & kFeatCurrentCategories) != 0, "1.10", "cpu_op/cuda_runtime categories"},
+      {(features & kFeatLegacyCategories) != 0 && meta.has_device_properties, "1.9",
+       "legacy categories with deviceProperties"},
+      {(features & kFeatLegacyCategories) != 0 && !bare_array, "1.8",
+       "legacy categories in a JSON object"},
+      {bare_array, "1.8 pre-release", "bare event array"},
+  };
+  for (const Step& s : steps) {
+    if (s.present) return fmt::format("~{} (inferred from {})", s.version, s.evidence);
+  }
+  return "";
+}
+
+int RankFromFileName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  for (size_t i = 0; i + 4 < name.size(); ++i) {
+    if (!EqualsIgnoreCase(name.substr(i, 4), "rank")) continue;
+    size_t j = i + 4;
+    if (j < name.size() && (name[j] == '-' || name[j] == '_')) ++j;
+    size_t k = j;
+    while (k < name.size() && name[k] >= '0' && name[k] <= '9' && k - j < 9) ++k;
+    if (k > j) {
+      int rank = 0;
+      std::from_chars(name.data() + j, name.data() + k, rank);
+      return rank;
+    }
+  }
+  return -1;
+}
+
+}  // namespace kineto
+
+bool SniffKinetoJson(std::string_view head) {
+  size_t i = 0;
+  if (head.starts_with("\xEF\xBB\xBF")) i = 3;
+  auto skip_space = [&] {
+    while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' ||
+                               head[i] == '\t')) {
+      ++i;
+    }
+  };
+  skip_space();
+  if (i >= head.size()) return false;
+  if (head[i] == '[') {
+    ++i;
+    skip_space();
+    return i < head.size() && (head[i] == '{' || head[i] == ']');
+  }
+  if (head[i] != '{') return false;
+  std::string_view rest = head.substr(i);
+  if (Contains(rest, "\"highres-ticks\"")) return false;
+  // Kineto writes schemaVersion and deviceProperties first; post-processed
+  // files may start with other keys of Kineto's.
+  for (std::string_view key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"",
+                               "\"distributedInfo\"", "\"baseTimeNanoseconds\""}) {
+    if (Contains(rest, key)) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<Timeline> ParseKinetoJsonFile(const std::string& path,
+                                             const ParseOptions& options) {
+  return kineto::ParseKinetoJsonFileWith(path, options, kineto::ActiveJsonReader());
+}
+
+}  // namespace tracelint

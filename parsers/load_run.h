@@ -1,0 +1,34 @@
+#ifndef TRACELINT_PARSERS_LOAD_RUN_H_
+#define TRACELINT_PARSERS_LOAD_RUN_H_
+
+#include <cstddef>
+
+#include "absl/status/statusor.h"
+#include "analyzer/model/timeline.h"
+#include "parsers/parse_options.h"
+#include "parsers/tensorboard/discovery.h"
+
+namespace tracelint {
+
+struct LoadOptions {
+  ParseOptions parse;
+  // Files parsed at once; 0 = as many as cores (and files).
+  int max_parallel_files = 0;
+  // Estimated bytes of files being parsed at once (EstimateParseBytes);
+  // 0 = half the machine's physical memory. One file always runs, even when
+  // it alone exceeds the budget.
+  size_t memory_budget_bytes = 0;
+};
+
+// Parses every discovered file into one Run, ranks ordered by rank then
+// path (files without a rank after those with one). A file that fails fails
+// the load with its Status, unless other files loaded: then it becomes a
+// Run::warnings entry.
+absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& options);
+
+// The memory a file is expected to need while parsed, from its size on disk.
+size_t EstimateParseBytes(const TraceFileRef& file);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_PARSERS_LOAD_RUN_H_

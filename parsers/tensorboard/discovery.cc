@@ -1,0 +1,268 @@
+#include "parsers/tensorboard/discovery.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "analyzer/base/strings.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kExpected =
+    "expected Kineto/Chrome trace JSON (.json/.json.gz) or XSpace (.xplane.pb)";
+
+bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
+
+bool IsAllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Stamps are decimal integers of different widths (ms in old PyTorch, ns
+// now): compare them as numbers.
+bool StampLess(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+absl::Status StatError(const std::string& path, const std::error_code& ec) {
+  std::string msg = fmt::format("{}: cannot read: {}", path, ec.message());
+  if (ec == std::errc::no_such_file_or_directory) return absl::NotFoundError(msg);
+  if (ec == std::errc::permission_denied) return absl::PermissionDeniedError(msg);
+  return absl::UnavailableError(msg);
+}
+
+std::string Stem(std::string_view name) {
+  for (std::string_view ext : {".json.gz", ".json", ".xplane.pb"}) {
+    if (EndsWith(name, ext)) return std::string(name.substr(0, name.size() - ext.size()));
+  }
+  return std::string(name);
+}
+
+// Regular files of a directory, sorted by name.
+absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_dirs) {
+  std::error_code ec;
+  std::vector<fs::path> out;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return StatError(dir.string(), ec);
+  for (const fs::directory_entry& e : it) {
+    std::error_code type_ec;
+    bool match = want_dirs ? e.is_directory(type_ec) : e.is_regular_file(type_ec);
+    if (match && !type_ec) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool IsTraceCandidateName(std::string_view name) {
+  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, ".xplane.pb");
+}
+
+// The trace files directly in `dir` (no recursion).
+absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
+                                                       std::vector<std::string>& notes) {
+  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false);
+  if (!files.ok()) return files.status();
+  std::vector<TraceFileRef> out;
+  int skipped = 0;
+  for (const fs::path& p : *files) {
+    std::string name = p.filename().string();
+    if (!IsTraceCandidateName(name)) continue;
+    TraceFileRef ref;
+    ref.path = p.string();
+    if (EndsWith(name, ".xplane.pb")) {
+      ref.format = InputFormat::kXSpace;
+      ref.worker = Stem(name);
+      out.push_back(ref);
+      continue;
+    }
+    // TensorFlow/xprof's own Chrome JSON sits next to its xplane.pb and is
+    // not a Kineto trace; the sniffer rejects it too.
+    absl::StatusOr<InputFormat> format = SniffTraceFile(ref.path);
+    if (!format.ok() || *format != InputFormat::kKinetoJson) {
+      ++skipped;
+      continue;
+    }
+    ref.format = *format;
+    if (!SplitPtTraceName(name, &ref.worker, &ref.span)) ref.worker = Stem(name);
+    out.push_back(ref);
+  }
+  if (skipped > 0) {
+    notes.push_back(fmt::format("{}: skipped {} .json file(s) that are not Kineto traces",
+                                dir.string(), skipped));
+  }
+  return out;
+}
+
+// Keeps one span of tensorboard_trace_handler output.
+absl::Status ChooseSpan(const std::string& dir, const DiscoveryOptions& options,
+                        std::vector<TraceFileRef>& files, std::vector<std::string>& notes) {
+  std::set<std::string, bool (*)(const std::string&, const std::string&)> spans(&StampLess);
+  for (const TraceFileRef& f : files) spans.insert(f.span);
+  if (!options.span.empty()) {
+    if (!spans.contains(options.span)) {
+      std::vector<std::string> names(spans.begin(), spans.end());
+      return absl::NotFoundError(fmt::format("{}: no profiling span '{}' (spans here: {})", dir,
+                                             options.span, fmt::join(names, ", ")));
+    }
+  } else if (spans.size() > 1) {
+    notes.push_back(fmt::format(
+        "{}: {} profiling spans found; using the newest ({}); --span to choose another", dir,
+        spans.size(), *spans.rbegin()));
+  }
+  std::string chosen = options.span.empty() ? *spans.rbegin() : options.span;
+  std::vector<TraceFileRef> kept;
+  std::set<std::string> workers;
+  for (TraceFileRef& f : files) {
+    if (f.span != chosen) continue;
+    if (!workers.insert(f.worker).second) {
+      notes.push_back(fmt::format("{}: another file of worker '{}' in this span, skipped",
+                                  f.path, f.worker));
+      continue;
+    }
+    kept.push_back(std::move(f));
+  }
+  files = std::move(kept);
+  return absl::OkStatus();
+}
+
+// Picks a run directory among `runs` (sorted by name).
+absl::StatusOr<fs::path> ChooseRun(const fs::path& parent, const std::vector<fs::path>& runs,
+                                   const DiscoveryOptions& options,
+                                   std::vector<std::string>& notes) {
+  if (!options.run.empty()) {
+    for (const fs::path& r : runs) {
+      if (r.filename() == options.run) return r;
+    }
+    std::vector<std::string> names;
+    for (const fs::path& r : runs) names.push_back(r.filename().string());
+    return absl::NotFoundError(fmt::format("{}: no run '{}' (runs here: {})", parent.string(),
+                                           options.run, fmt::join(names, ", ")));
+  }
+  // TF/JAX name runs YYYY_MM_DD_HH_MM_SS, so the last name is the newest.
+  if (runs.size() > 1) {
+    notes.push_back(fmt::format("{}: {} runs found; using the newest by name ({}); --run to "
+                                "choose another",
+                                parent.string(), runs.size(), runs.back().filename().string()));
+  }
+  return runs.back();
+}
+
+absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const DiscoveryOptions& options) {
+  Discovery d;
+  fs::path search = dir;
+  std::error_code ec;
+  // A TensorBoard log directory: <logdir>/plugins/profile/<run>/.
+  fs::path profile = dir / "plugins" / "profile";
+  if (dir.filename() == "profile" && dir.parent_path().filename() == "plugins") profile = dir;
+  bool tensorboard = fs::is_directory(profile, ec);
+  std::vector<TraceFileRef> files;
+  if (!tensorboard) {
+    absl::StatusOr<std::vector<TraceFileRef>> direct = TraceFilesIn(dir, d.notes);
+    if (!direct.ok()) return direct.status();
+    files = std::move(*direct);
+  }
+  if (files.empty()) {
+    // Run folders: plugins/profile/<run>/ or the tb_plugin's <logdir>/<run>/.
+    fs::path parent = tensorboard ? profile : dir;
+    absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(parent, true);
+    if (!subdirs.ok()) return subdirs.status();
+    std::vector<fs::path> runs;
+    for (const fs::path& s : *subdirs) {
+      absl::StatusOr<std::vector<fs::path>> inner = ListFiles(s, false);
+      if (!inner.ok()) continue;
+      if (std::any_of(inner->begin(), inner->end(), [](const fs::path& f) {
+            return IsTraceCandidateName(f.filename().string());
+          })) {
+        runs.push_back(s);
+      }
+    }
+    if (!runs.empty()) {
+      absl::StatusOr<fs::path> run = ChooseRun(parent, runs, options, d.notes);
+      if (!run.ok()) return run.status();
+      absl::StatusOr<std::vector<TraceFileRef>> in_run = TraceFilesIn(*run, d.notes);
+      if (!in_run.ok()) return in_run.status();
+      files = std::move(*in_run);
+      search = *run;
+    }
+  }
+  if (files.empty()) {
+    return absl::NotFoundError(fmt::format("{}: no trace files found; {}", dir.string(), kExpected));
+  }
+  // XSpace files of a run are its hosts; Kineto files follow the span rule.
+  // A run holding both loads both.
+  std::vector<TraceFileRef> kineto, xspace;
+  for (TraceFileRef& f : files) {
+    (f.format == InputFormat::kXSpace ? xspace : kineto).push_back(std::move(f));
+  }
+  if (!kineto.empty()) {
+    if (absl::Status s = ChooseSpan(search.string(), options, kineto, d.notes); !s.ok()) return s;
+  }
+  d.files = std::move(kineto);
+  for (TraceFileRef& f : xspace) d.files.push_back(std::move(f));
+  std::sort(d.files.begin(), d.files.end(),
+            [](const TraceFileRef& a, const TraceFileRef& b) { return a.path < b.path; });
+  return d;
+}
+
+}  // namespace
+
+bool SplitPtTraceName(std::string_view name, std::string* worker, std::string* span) {
+  std::string_view base;
+  for (std::string_view ext : {".pt.trace.json.gz", ".pt.trace.json"}) {
+    if (EndsWith(name, ext)) {
+      base = name.substr(0, name.size() - ext.size());
+      break;
+    }
+  }
+  if (base.empty()) return false;
+  size_t dot = base.rfind('.');
+  if (dot != std::string_view::npos && dot > 0 && IsAllDigits(base.substr(dot + 1))) {
+    *worker = std::string(base.substr(0, dot));
+    *span = std::string(base.substr(dot + 1));
+  } else {
+    *worker = std::string(base);
+    span->clear();
+  }
+  return true;
+}
+
+absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,
+                                         const DiscoveryOptions& options) {
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec) return StatError(path, ec);
+  if (fs::is_directory(st)) {
+    fs::path dir(path);
+    if (dir.filename().empty()) dir = dir.parent_path();  // "logs/" names "logs"
+    return DiscoverDirectory(dir, options);
+  }
+  if (!fs::is_regular_file(st)) {
+    return absl::InvalidArgumentError(fmt::format("{}: not a regular file; {}", path, kExpected));
+  }
+  absl::StatusOr<InputFormat> format = SniffTraceFile(path);
+  if (!format.ok()) return format.status();
+  std::string name = fs::path(path).filename().string();
+  if (*format == InputFormat::kUnknown && EndsWith(name, ".xplane.pb")) {
+    format = InputFormat::kXSpace;
+  }
+  if (*format == InputFormat::kUnknown) {
+    std::uintmax_t size = fs::file_size(path, ec);
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: {}: {}", path, !ec && size == 0 ? "empty file" : "not a trace", kExpected));
+  }
+  Discovery d;
+  TraceFileRef ref;
+  ref.path = path;
+  ref.format = *format;
+  if (!SplitPtTraceName(name, &ref.worker, &ref.span)) ref.worker = Stem(name);
+  d.files.push_back(std::move(ref));
+  return d;
+}
+
+}  // namespace tracelint

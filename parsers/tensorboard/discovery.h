@@ -1,0 +1,48 @@
+#ifndef TRACELINT_PARSERS_TENSORBOARD_DISCOVERY_H_
+#define TRACELINT_PARSERS_TENSORBOARD_DISCOVERY_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "parsers/format_registry.h"
+
+namespace tracelint {
+
+struct DiscoveryOptions {
+  std::string span;  // profiling span stamp to load; empty = newest
+  std::string run;   // run directory to load; empty = newest
+};
+
+struct TraceFileRef {
+  std::string path;
+  InputFormat format = InputFormat::kUnknown;
+  std::string worker;  // "<worker>" of "<worker>.<stamp>.pt.trace.json", else the file stem
+  std::string span;    // "<stamp>", or "" when the name has none
+};
+
+struct Discovery {
+  std::vector<TraceFileRef> files;  // one per rank/host, sorted by path
+  std::vector<std::string> notes;   // choices made (span, run, skipped files)
+};
+
+// Resolves what `tracelint analyze PATH` should load:
+//  * a file: that file, if it sniffs as a trace;
+//  * a directory written by torch.profiler.tensorboard_trace_handler:
+//    <worker>.<stamp>.pt.trace.json[.gz], one file per worker per span; the
+//    newest span (largest stamp; file times mean nothing after a copy) or
+//    options.span, its workers becoming the ranks of one run. Other
+//    *.json[.gz] files are sniffed and used only if they are Kineto traces;
+//  * a TensorBoard log directory (plugins/profile/<run>/) or a directory of
+//    run folders: the newest run (run names are timestamps) or options.run.
+absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,
+                                         const DiscoveryOptions& options);
+
+// Splits "<worker>[.<stamp>].pt.trace.json[.gz]" (the TensorBoard plugin's
+// pattern); false when the name does not end in .pt.trace.json[.gz].
+bool SplitPtTraceName(std::string_view file_name, std::string* worker, std::string* span);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_PARSERS_TENSORBOARD_DISCOVERY_H_

@@ -1,0 +1,137 @@
+#include "parsers/tensorboard/discovery.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "parsers/common/test_files.h"
+
+namespace tracelint {
+namespace {
+
+using ::tracelint::testing::Gzip;
+using ::tracelint::testing::TempDir;
+
+constexpr std::string_view kTiny =
+    R"({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a",
+        "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})";
+
+std::vector<std::string> Names(const Discovery& d) {
+  std::vector<std::string> out;
+  for (const TraceFileRef& f : d.files) {
+    out.push_back(std::filesystem::path(f.path).filename().string());
+  }
+  return out;
+}
+
+TEST(Discovery, SplitPtTraceName) {
+  std::string worker, span;
+  ASSERT_TRUE(SplitPtTraceName("graph_capture_rank_0.1773709742341309550.pt.trace.json.gz",
+                               &worker, &span));
+  EXPECT_EQ(worker, "graph_capture_rank_0");
+  EXPECT_EQ(span, "1773709742341309550");
+  ASSERT_TRUE(SplitPtTraceName("rank-0.Apr_03_18_51_38.1102.pt.trace.json", &worker, &span));
+  EXPECT_EQ(worker, "rank-0.Apr_03_18_51_38");
+  EXPECT_EQ(span, "1102");
+  ASSERT_TRUE(SplitPtTraceName("worker0.pt.trace.json", &worker, &span));
+  EXPECT_EQ(worker, "worker0");
+  EXPECT_EQ(span, "");
+  EXPECT_FALSE(SplitPtTraceName("rank0.json.gz", &worker, &span));
+}
+
+TEST(Discovery, NewestSpanOfTraceHandlerOutput) {
+  TempDir dir;
+  // Old spans are millisecond stamps, the newest a longer ns stamp: compared
+  // as numbers, not as text.
+  dir.Write("w0.9623143089861.pt.trace.json", kTiny);
+  dir.Write("w1.9623143089861.pt.trace.json", kTiny);
+  dir.Write("w0.1773709742341309550.pt.trace.json.gz", Gzip(kTiny));
+  dir.Write("w1.1773709742341309550.pt.trace.json.gz", Gzip(kTiny));
+  dir.Write("config.json", R"({"lr": 0.1})");
+  dir.Write("notes.txt", "hello");
+  absl::StatusOr<Discovery> d = DiscoverTraces(dir.path().string(), {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(Names(*d), (std::vector<std::string>{"w0.1773709742341309550.pt.trace.json.gz",
+                                                 "w1.1773709742341309550.pt.trace.json.gz"}));
+  EXPECT_EQ(d->files[0].worker, "w0");
+  EXPECT_EQ(d->files[0].format, InputFormat::kKinetoJson);
+  ASSERT_EQ(d->notes.size(), 2u);  // the skipped config.json, the span choice
+
+  DiscoveryOptions old;
+  old.span = "9623143089861";
+  absl::StatusOr<Discovery> o = DiscoverTraces(dir.path().string(), old);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(Names(*o), (std::vector<std::string>{"w0.9623143089861.pt.trace.json",
+                                                 "w1.9623143089861.pt.trace.json"}));
+  DiscoveryOptions missing;
+  missing.span = "42";
+  EXPECT_TRUE(absl::IsNotFound(DiscoverTraces(dir.path().string(), missing).status()));
+}
+
+TEST(Discovery, OtherJsonFilesAreSniffed) {
+  TempDir dir;
+  dir.Write("rank0.json.gz", Gzip(kTiny));
+  dir.Write("rank1.json", kTiny);
+  dir.Write("localhost.trace.json.gz",
+            Gzip(R"({"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[]})"));
+  absl::StatusOr<Discovery> d = DiscoverTraces(dir.path().string(), {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(Names(*d), (std::vector<std::string>{"rank0.json.gz", "rank1.json"}));
+}
+
+TEST(Discovery, TensorBoardProfilePluginLayout) {
+  TempDir dir;
+  dir.Write("logs/events.out.tfevents.1.host.profile-empty", "");
+  dir.Write("logs/plugins/profile/2024_01_01_10_00_00/host.xplane.pb", "x");
+  dir.Write("logs/plugins/profile/2024_03_01_10_00_00/host_a.xplane.pb", "x");
+  dir.Write("logs/plugins/profile/2024_03_01_10_00_00/host_b.xplane.pb", "x");
+  dir.Write("logs/plugins/profile/2024_03_01_10_00_00/host_a.trace.json.gz",
+            Gzip(R"({"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[]})"));
+  absl::StatusOr<Discovery> d = DiscoverTraces((dir.path() / "logs").string() + "/", {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(Names(*d), (std::vector<std::string>{"host_a.xplane.pb", "host_b.xplane.pb"}));
+  absl::StatusOr<Discovery> from_profile =
+      DiscoverTraces((dir.path() / "logs" / "plugins" / "profile").string(), {});
+  ASSERT_TRUE(from_profile.ok()) << from_profile.status();
+  EXPECT_EQ(Names(*from_profile), Names(*d));
+  EXPECT_EQ(d->files[0].format, InputFormat::kXSpace);
+  DiscoveryOptions run;
+  run.run = "2024_01_01_10_00_00";
+  absl::StatusOr<Discovery> r = DiscoverTraces((dir.path() / "logs").string(), run);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Names(*r), (std::vector<std::string>{"host.xplane.pb"}));
+  run.run = "nope";
+  EXPECT_TRUE(absl::IsNotFound(DiscoverTraces((dir.path() / "logs").string(), run).status()));
+}
+
+TEST(Discovery, TbPluginRunFolders) {
+  TempDir dir;
+  dir.Write("runA/worker0.1.pt.trace.json", kTiny);
+  dir.Write("runB/worker0.2.pt.trace.json", kTiny);
+  absl::StatusOr<Discovery> d = DiscoverTraces(dir.path().string(), {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(Names(*d), (std::vector<std::string>{"worker0.2.pt.trace.json"}));
+}
+
+TEST(Discovery, SingleFilesAndErrors) {
+  TempDir dir;
+  std::string trace = dir.Write("one.json", kTiny);
+  absl::StatusOr<Discovery> d = DiscoverTraces(trace, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->files.size(), 1u);
+  EXPECT_EQ(d->files[0].worker, "one");
+
+  absl::Status not_trace = DiscoverTraces(dir.Write("notes.txt", "hello"), {}).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(not_trace));
+  EXPECT_NE(not_trace.message().find("notes.txt: not a trace: expected Kineto/Chrome trace"),
+            std::string::npos)
+      << not_trace;
+  absl::Status empty = DiscoverTraces(dir.Write("empty.json", ""), {}).status();
+  EXPECT_NE(empty.message().find("empty file"), std::string::npos) << empty;
+  EXPECT_TRUE(absl::IsNotFound(DiscoverTraces((dir.path() / "nope").string(), {}).status()));
+  TempDir empty_dir_holder;
+  std::filesystem::create_directories(empty_dir_holder.path() / "sub");
+  EXPECT_TRUE(absl::IsNotFound(DiscoverTraces(empty_dir_holder.path().string(), {}).status()));
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,27 @@
+#ifndef TRACELINT_RULES_COMM_CLUSTERED_ALLREDUCE_H_
+#define TRACELINT_RULES_COMM_CLUSTERED_ALLREDUCE_H_
+
+#include <string_view>
+#include <vector>
+
+#include "analyzer/engine/rule.h"
+
+namespace tracelint {
+
+// comm-clustered-allreduce (rules/docs/comm-clustered-allreduce.md):
+// gradient collectives that run after backward instead of overlapping it,
+// and communication the GPU waits for. Owns exposed communication and
+// device-side waits on a collective (domain.md, "Time accounting").
+class CommClusteredAllreduceRule : public Rule {
+ public:
+  static constexpr std::string_view kSummary =
+      "Collectives bunch up after backward or run exposed instead of overlapping compute";
+
+  std::string_view summary() const override { return kSummary; }
+  std::vector<RuleOptionSpec> options() const override;
+  RuleOutcome Check(AnalysisContext& ctx, const RuleOptions& options) const override;
+};
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_RULES_COMM_CLUSTERED_ALLREDUCE_H_

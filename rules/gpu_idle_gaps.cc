@@ -1,0 +1,176 @@
+#include "rules/gpu_idle_gaps.h"
+
+#include <array>
+#include <string>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/steps.h"
+#include "fmt/format.h"
+#include "rules/idle_findings.h"
+#include "rules/launch_context.h"
+
+namespace tracelint {
+namespace {
+
+using rules_internal::CauseSummary;
+using rules_internal::IdleScope;
+using rules_internal::SafeShare;
+using rules_internal::ShareText;
+
+constexpr std::string_view kMinIdleShare = "MinIdleShare";
+constexpr std::string_view kHighIdleShare = "HighIdleShare";
+constexpr std::string_view kMinCauseShare = "MinCauseShare";
+constexpr std::string_view kLaunchGapNs = "LaunchGapNs";
+constexpr std::string_view kWorstGaps = "WorstGaps";
+constexpr TimeNs kDefaultLaunchGapNs = 50 * kNsPerUs;
+
+struct OwnedCause {
+  IdleCause cause;
+  std::string_view what;  // for titles: "waiting for the data loader"
+  std::string_view fix;
+};
+
+constexpr std::array<OwnedCause, 5> kOwned = {{
+    {IdleCause::kDataLoader, "waiting for the DataLoader",
+     "Load batches in parallel with the step: DataLoader(num_workers=N>0, pin_memory=True, "
+     "persistent_workers=True, prefetch_factor=2..4); move decoding/augmentation to the GPU "
+     "(e.g. DALI) if workers cannot keep up."},
+    {IdleCause::kLaunchOverhead, "between kernel launches (launch-bound)",
+     "The step is launch-bound: capture it with CUDA Graphs (torch.cuda.graphs / "
+     "torch.compile(mode=\"reduce-overhead\")), fuse small ops (torch.compile), or raise the "
+     "batch size so each kernel does more work."},
+    {IdleCause::kOtherHostWork, "while the host runs framework and Python code",
+     "Move the host work off the step's critical path: precompute outside the loop, "
+     "torch.compile the Python-heavy region, or overlap it with GPU work by launching the "
+     "next kernels first."},
+    {IdleCause::kHostSilent, "while the host records no events",
+     "The host was busy in code the profiler did not record (Python without with_stack, "
+     "other threads, I/O, GC): profile with with_stack=True or py-spy to find it, then move "
+     "it off the step."},
+    {IdleCause::kDeviceWaitOther, "on device-side waits (streams, events)",
+     "Work queued on the GPU waits for another stream or event: check cross-stream "
+     "dependencies (wait_stream, events) and put independent work on its own stream."},
+}};
+
+std::string CauseBreakdown(const IdleAttribution& idle, TimeNs step_total_ns, int devices) {
+  std::string out;
+  for (int i = 0; i < kIdleCauseCount; ++i) {
+    if (idle.total_ns[i] == 0) continue;
+    double share = SafeShare(static_cast<double>(idle.total_ns[i]),
+                             static_cast<double>(step_total_ns) * devices);
+    out += fmt::format("{}{} {:.1f}%", out.empty() ? "" : ", ",
+                       IdleCauseName(static_cast<IdleCause>(i)), share * 100);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RuleOptionSpec> GpuIdleGapsRule::options() const {
+  return {
+      {std::string(kMinIdleShare), 0.10, "share",
+       "GPU idle share of the step at which the rule fires", 0, 1},
+      {std::string(kHighIdleShare), 0.30, "share",
+       "share of the step one cause must reach for high severity", 0, 1},
+      {std::string(kMinCauseShare), 0.02, "share",
+       "smallest share of the step an owned cause needs for its own finding", 0, 1},
+      {std::string(kLaunchGapNs), static_cast<double>(kDefaultLaunchGapNs), "ns",
+       "gaps shorter than this while the host launches work count as launch overhead "
+       "(HTA's launch cutoff)",
+       0, 1e12},
+      {std::string(kWorstGaps), 5, "count", "worst gaps and host ops listed per finding", 1,
+       100},
+  };
+}
+
+RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& options) const {
+  RuleOutcome outcome;
+  const Timeline& tl = ctx.timeline();
+  const StepSet& steps = ctx.steps();
+  const std::vector<DeviceActivity>& devices = ctx.device_activity();
+  if (devices.empty()) {
+    outcome.applicable = false;
+    outcome.not_judged_reason = "no GPU activity in the trace (CPU-only profile)";
+    return outcome;
+  }
+  if (steps.steps.empty() || steps.TotalNs() <= 0) {
+    outcome.applicable = false;
+    outcome.not_judged_reason = "no complete step to analyse";
+    return outcome;
+  }
+  TimeNs launch_gap_ns = static_cast<TimeNs>(options.Get(kLaunchGapNs));
+  IdleAttribution recomputed;
+  const IdleAttribution* idle = &ctx.idle_attribution();
+  if (launch_gap_ns != kDefaultLaunchGapNs) {
+    // Only moves time between two causes this rule owns (idle_attribution.h).
+    recomputed = ComputeIdleAttribution(ctx, IdleAttributionOptions{launch_gap_ns});
+    idle = &recomputed;
+  }
+  IdleScope scope = rules_internal::ScopeOf(steps, devices.size());
+  double idle_share = SafeShare(static_cast<double>(idle->total_idle_ns),
+                                static_cast<double>(steps.TotalNs()) * scope.devices);
+  double min_idle = options.Get(kMinIdleShare);
+  if (idle_share < min_idle) return outcome;
+
+  double unattributed_share =
+      SafeShare(static_cast<double>(idle->total_ns[static_cast<int>(IdleCause::kUnattributed)]),
+                static_cast<double>(steps.TotalNs()) * scope.devices);
+  std::string breakdown = CauseBreakdown(*idle, steps.TotalNs(), scope.devices);
+  size_t top_n = static_cast<size_t>(options.Get(kWorstGaps));
+  for (const OwnedCause& owned : kOwned) {
+    CauseSummary summary = rules_internal::SummarizeIdle(
+        tl, *idle, scope, [&](const IdlePiece& p) { return p.cause == owned.cause; }, top_n);
+    if (summary.total_ns == 0 || summary.share < options.Get(kMinCauseShare)) continue;
+    Finding f;
+    f.cause = std::string(IdleCauseName(owned.cause));
+    f.severity = summary.share >= options.Get(kHighIdleShare) ? FindingSeverity::kHigh
+                 : summary.share >= min_idle                  ? FindingSeverity::kMedium
+                                                              : FindingSeverity::kLow;
+    f.recoverable_ns_per_step = summary.per_step_ns;
+    f.recoverable_share = summary.share;
+    f.confidence = Confidence::kMeasured;
+    f.title = fmt::format("GPU idle {} {}", ShareText(summary.share), owned.what);
+    std::string worst;
+    for (const rules_internal::GapSummary& g : summary.worst_gaps) {
+      worst += fmt::format("{}{} at step {} in {}", worst.empty() ? "" : "; ",
+                           FormatDurationNs(g.cause_ns),
+                           steps.from_markers ? fmt::format("{}", steps.steps[g.step_index].number)
+                                              : std::string("window"),
+                           g.host_op == kNoIndex ? std::string("(no host event)")
+                                                 : std::string(tl.str(tl.slices().name[g.host_op])));
+    }
+    f.message = fmt::format(
+        "The GPU is idle {}; {} ({} per step) is charged to this cause. Worst gaps: {}.{}",
+        ShareText(idle_share), ShareText(summary.share), FormatDurationNs(summary.per_step_ns),
+        worst, rules_internal::StepCaveat(steps));
+    f.evidence.push_back({fmt::format("GPU idle {} (threshold {:.0f}%)", ShareText(idle_share),
+                                      min_idle * 100),
+                          idle_share, min_idle, "share"});
+    f.evidence.push_back({fmt::format("idle {}: {} (high at {:.0f}%)", f.cause,
+                                      ShareText(summary.share),
+                                      options.Get(kHighIdleShare) * 100),
+                          summary.share, options.Get(kHighIdleShare), "share"});
+    f.evidence.push_back({fmt::format("idle by cause: {}", breakdown), idle_share, 0, "share"});
+    if (unattributed_share > 0) {
+      f.evidence.push_back(
+          {fmt::format("{} could not be attributed (work with no linked launch)",
+                       ShareText(unattributed_share)),
+           unattributed_share, 0, "share"});
+    }
+    f.location = rules_internal::LocateIdle(tl, steps, summary);
+    f.fix = std::string(owned.fix);
+    outcome.findings.push_back(std::move(f));
+  }
+  if (outcome.findings.empty() && unattributed_share >= min_idle) {
+    outcome.applicable = false;
+    outcome.not_judged_reason = fmt::format(
+        "GPU idle {}, of which {} follows work with no linked launch (CUDA graph replay or "
+        "missing correlation ids): the host cause cannot be told",
+        ShareText(idle_share), ShareText(unattributed_share));
+  }
+  return outcome;
+}
+
+}  // namespace tracelint

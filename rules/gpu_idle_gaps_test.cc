@@ -1,0 +1,146 @@
+#include "rules/gpu_idle_gaps.h"
+
+#include "fmt/format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rules/rule_test_util.h"
+#include "testdata/rules/case_studies.h"
+
+namespace tracelint {
+namespace {
+
+using ::testing::HasSubstr;
+using rule_test::FindCause;
+using rule_test::RunRule;
+using testing::DeviceSpec;
+using testing::Scenario;
+
+// Steps of `loader_ns` DataLoader then 10 ms of queued kernels: the GPU is
+// idle loader_ns / (loader_ns + ~10.1 ms) of each step.
+Scenario LoaderShare(TimeNs loader_ns) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).DataLoaderNext(loader_ns);
+    s.OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10, kNsPerMs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  return s;
+}
+
+double IdleShareOf(const RuleOutcome& out) {
+  return out.findings.empty() ? 0 : out.findings[0].evidence[0].value;
+}
+
+TEST(GpuIdleGapsTest, FiresOnDataLoaderStarvation) {
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, case_studies::DataLoaderStarvation());
+  ASSERT_TRUE(out.applicable);
+  const Finding* f = FindCause(out, "data_loader");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->recoverable_ns_per_step, case_studies::kLoaderNs, case_studies::kLoaderNs * 0.05);
+  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  EXPECT_EQ(f->confidence, Confidence::kMeasured);
+  EXPECT_THAT(f->fix, HasSubstr("num_workers"));
+  EXPECT_THAT(f->evidence[0].text, HasSubstr("(threshold 10%)"));
+  ASSERT_FALSE(f->location.top_items.empty());
+  EXPECT_EQ(f->location.top_items[0].name,
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(f->location.first_step, 1);
+  EXPECT_EQ(f->location.track, fmt::format("thread {}", testing::kMainTid));
+  EXPECT_GT(f->location.end_ns, f->location.start_ns);
+  // Sync-charged idle belongs to host-side-ops: never claimed here.
+  EXPECT_EQ(FindCause(out, "sync_call"), nullptr);
+}
+
+TEST(GpuIdleGapsTest, QuietWhenTheGpuIsBusy) {
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, case_studies::Healthy());
+  EXPECT_TRUE(out.applicable);
+  EXPECT_TRUE(out.findings.empty());
+}
+
+TEST(GpuIdleGapsTest, MinIdleShareBothSides) {
+  GpuIdleGapsRule rule;
+  Scenario s = LoaderShare(2 * kNsPerMs);  // about 16% idle
+  RuleOutcome at_default = RunRule(rule, s);
+  ASSERT_EQ(at_default.findings.size(), 1u);
+  double share = IdleShareOf(at_default);
+  EXPECT_GT(share, 0.15);
+  EXPECT_LT(share, 0.17);
+  EXPECT_EQ(RunRule(rule, s, {{"MinIdleShare", share - 0.005}}).findings.size(), 1u);
+  EXPECT_TRUE(RunRule(rule, s, {{"MinIdleShare", share + 0.005}}).findings.empty());
+  // And with the default threshold, traces on each side of 10%.
+  EXPECT_FALSE(RunRule(rule, LoaderShare(1200 * kNsPerUs)).findings.empty());  // ~10.6%
+  EXPECT_TRUE(RunRule(rule, LoaderShare(1000 * kNsPerUs)).findings.empty());   // ~9.0%
+}
+
+TEST(GpuIdleGapsTest, HighIdleShareSetsSeverity) {
+  GpuIdleGapsRule rule;
+  RuleOutcome high = RunRule(rule, LoaderShare(5 * kNsPerMs));  // ~33%
+  ASSERT_EQ(high.findings.size(), 1u);
+  EXPECT_EQ(high.findings[0].severity, FindingSeverity::kHigh);
+  RuleOutcome medium = RunRule(rule, LoaderShare(4 * kNsPerMs));  // ~28%
+  ASSERT_EQ(medium.findings.size(), 1u);
+  EXPECT_EQ(medium.findings[0].severity, FindingSeverity::kMedium);
+}
+
+TEST(GpuIdleGapsTest, MinCauseShareDropsSmallCauses) {
+  GpuIdleGapsRule rule;
+  Scenario s = LoaderShare(3 * kNsPerMs);
+  RuleOutcome out = RunRule(rule, s);
+  ASSERT_EQ(out.findings.size(), 1u);
+  double share = out.findings[0].recoverable_share;
+  EXPECT_EQ(RunRule(rule, s, {{"MinCauseShare", share - 0.005}}).findings.size(), 1u);
+  EXPECT_TRUE(RunRule(rule, s, {{"MinCauseShare", share + 0.005}}).findings.empty());
+}
+
+TEST(GpuIdleGapsTest, LaunchGapNsSeparatesLaunchOverheadFromHostWork) {
+  GpuIdleGapsRule rule;
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 3; ++k) {
+    // 200 tiny kernels, each 2 us of work behind 25 us of dispatch.
+    s.BeginStep(k).OpKernels("aten::add", "vectorized_elementwise_kernel", 200, 2 * kNsPerUs,
+                             20 * kNsPerUs);
+    s.EndStep();
+  }
+  RuleOutcome out = RunRule(rule, s);
+  const Finding* launch = FindCause(out, "launch_overhead");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_GT(launch->recoverable_share, 0.9);
+  EXPECT_THAT(launch->fix, HasSubstr("CUDA Graphs"));
+  // 23 us gaps: a cutoff just above keeps them launch overhead, just below
+  // turns them into other host work.
+  EXPECT_NE(FindCause(RunRule(rule, s, {{"LaunchGapNs", 23001}}), "launch_overhead"), nullptr);
+  RuleOutcome strict = RunRule(rule, s, {{"LaunchGapNs", 22999}});
+  EXPECT_EQ(FindCause(strict, "launch_overhead"), nullptr);
+  EXPECT_NE(FindCause(strict, "other_host_work"), nullptr);
+}
+
+TEST(GpuIdleGapsTest, SaysWhatItCouldNotJudge) {
+  GpuIdleGapsRule rule;
+  RuleOutcome cpu = RunRule(rule, case_studies::CpuOnly());
+  EXPECT_FALSE(cpu.applicable);
+  EXPECT_THAT(cpu.not_judged_reason, HasSubstr("CPU-only"));
+  for (const Scenario& s : {case_studies::NoCorrelation(), case_studies::GraphReplay()}) {
+    RuleOutcome out = RunRule(rule, s);
+    EXPECT_FALSE(out.applicable);
+    EXPECT_THAT(out.not_judged_reason, HasSubstr("no linked launch"));
+  }
+}
+
+TEST(GpuIdleGapsTest, NoStepMarkersGivesOneWindowAndSaysSo) {
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, case_studies::NoStepMarkers());
+  const Finding* f = FindCause(out, "data_loader");
+  ASSERT_NE(f, nullptr);
+  EXPECT_THAT(f->message, HasSubstr("No step markers"));
+  EXPECT_EQ(f->location.first_step, -1);
+  // One window of six loader stalls.
+  EXPECT_NEAR(f->recoverable_ns_per_step, case_studies::kSteps * case_studies::kLoaderNs,
+              case_studies::kSteps * case_studies::kLoaderNs * 0.05);
+}
+
+}  // namespace
+}  // namespace tracelint
