@@ -200,7 +200,9 @@ void Findings(std::string& out, const ReportInput& in) {
   Section(out, "Findings (ranked by recoverable step time)");
   if (in.findings.empty()) out += "  none\n";
   int index = 0;
+  size_t shown = std::min(in.findings.size(), static_cast<size_t>(std::max(1, in.options.top_n)));
   for (const Finding& f : in.findings) {
+    if (static_cast<size_t>(index) == shown) break;
     ++index;
     std::string id = f.cause.empty() ? f.rule_id : fmt::format("{} ({})", f.rule_id, f.cause);
     out += fmt::format("{}. [{}] {}: up to {}/step ({} of step), confidence {}\n", index,
@@ -220,6 +222,16 @@ void Findings(std::string& out, const ReportInput& in) {
                                : fmt::format("{}", l.first_step));
     }
     if (!l.track.empty()) where += fmt::format("{}{}", where.empty() ? "" : ", ", l.track);
+    if (l.end_ns > l.start_ns) {
+      // Times are shown from the start of the rank's trace, as timeline
+      // viewers show them.
+      TimeNs origin = 0;
+      for (const Timeline* tl : in.ranks) {
+        if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
+      }
+      where += fmt::format("{}time +{} .. +{}", where.empty() ? "" : ", ",
+                           Dur(l.start_ns - origin), Dur(l.end_ns - origin));
+    }
     if (!where.empty()) out += fmt::format("   where: {}\n", where);
     for (const TopItem& t : l.top_items) {
       out += fmt::format("     {} x{} {}{}\n", Dur(t.total_ns), t.count, Cut(t.name),
@@ -231,6 +243,10 @@ void Findings(std::string& out, const ReportInput& in) {
     }
     for (const std::string& r : f.per_rank) out += fmt::format("   {}\n", r);
     if (!f.fix.empty()) out += fmt::format("   fix: {}\n", f.fix);
+  }
+  if (shown < in.findings.size()) {
+    out += fmt::format("  ({} more not shown; --top {} shows all)\n", in.findings.size() - shown,
+                       in.findings.size());
   }
   if (!in.not_judged.empty()) {
     out += "Could not judge:\n";
