@@ -20,18 +20,13 @@
 #include "analyzer/testing/scenario.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"
+#include "rules/rule_test_util.h"
 
 namespace tracelint::rules2_test {
 
 // The rule's declared defaults, with `overrides` applied.
 inline RuleOptions Options(const Rule& rule, std::map<std::string, double> overrides = {}) {
-  std::map<std::string, double> values;
-  for (const RuleOptionSpec& spec : rule.options()) values[spec.name] = spec.default_value;
-  for (const auto& [name, value] : overrides) {
-    EXPECT_TRUE(values.contains(name)) << "undeclared option " << name;
-    values[name] = value;
-  }
-  return RuleOptions(std::move(values));
+  return rule_test::OptionsOf(rule, std::move(overrides));
 }
 
 // Every number a rule emits is finite and every share within [0, 1].

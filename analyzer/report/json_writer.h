@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/base/json_escape.h"
+
 namespace tracelint {
 
 // A small streaming JSON writer: keys come out in the order they are
@@ -44,7 +46,6 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-std::string JsonEscape(std::string_view s);
 
 }  // namespace tracelint
 

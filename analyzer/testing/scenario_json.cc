@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analyzer/base/json_escape.h"
 #include "analyzer/testing/scenario.h"
 #include "fmt/format.h"
 
@@ -9,26 +10,6 @@
 
 namespace tracelint::testing {
 namespace {
-
-std::string JsonEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
 
 // Microseconds with exactly three decimals: the ns value survives a round trip.
 std::string MicrosText(TimeNs ns) {

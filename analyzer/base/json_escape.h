@@ -1,0 +1,15 @@
+#ifndef TRACELINT_ANALYZER_BASE_JSON_ESCAPE_H_
+#define TRACELINT_ANALYZER_BASE_JSON_ESCAPE_H_
+
+#include <string>
+#include <string_view>
+
+namespace tracelint {
+
+// The body of a JSON string literal for `s` (quotes, backslashes and
+// control characters escaped; other bytes passed through as UTF-8).
+std::string JsonEscape(std::string_view s);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_BASE_JSON_ESCAPE_H_
