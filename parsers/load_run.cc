@@ -124,7 +124,22 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
                                          loaded[i].first, rank));
     }
   }
-  for (auto& [path, tl] : loaded) run.ranks.push_back(std::move(tl));
+  for (auto& [path, tl] : loaded) {
+    // Step windows come from ProfilerStep#N markers (or a format's own step
+    // events mapped to them); without any, analyses use one window over the
+    // whole trace, and the report must say so.
+    bool has_steps = false;
+    for (SliceId s = 0; s < tl.slice_count() && !has_steps; ++s) {
+      has_steps = tl.HasFlag(s, kFlagStepMarker);
+    }
+    if (!has_steps && tl.slice_count() > 0) {
+      tl.mutable_diagnostics().Add(
+          "no_step_markers", Severity::kInfo,
+          "no ProfilerStep#N step markers: the whole trace is analysed as one window, so "
+          "per-step numbers are per window");
+    }
+    run.ranks.push_back(std::move(tl));
+  }
   return run;
 }
 

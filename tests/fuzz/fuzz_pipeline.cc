@@ -1,0 +1,86 @@
+#include "tests/fuzz/fuzz_pipeline.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
+#include "analyzer/model/timeline_invariants.h"
+#include "analyzer/report/report.h"
+#include "fmt/format.h"
+#include "parsers/format_registry.h"
+#include "rules/all_rules.h"
+
+namespace tracelint::fuzz {
+namespace {
+
+// Parsers take paths (they stream and mmap files); an anonymous in-memory
+// file gives them one without touching the disk.
+class MemFile {
+ public:
+  MemFile(const uint8_t* data, size_t size) {
+    fd_ = memfd_create("tracelint_fuzz", 0);
+    if (fd_ < 0) return;
+    size_t done = 0;
+    while (done < size) {
+      ssize_t n = write(fd_, data + done, size - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+  }
+  ~MemFile() {
+    if (fd_ >= 0) close(fd_);
+  }
+  bool ok() const { return fd_ >= 0; }
+  std::string path() const { return fmt::format("/proc/self/fd/{}", fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::string RunPipelineOnBytes(const uint8_t* data, size_t size) {
+  MemFile file(data, size);
+  if (!file.ok()) return "memfd_create failed";
+  ParseOptions options;
+  options.threads = 2;
+  options.split_bytes = 4096;  // exercise the part splitting and merge
+  absl::StatusOr<Timeline> tl = ParseTraceFile(file.path(), options);
+  if (!tl.ok()) {
+    if (tl.status().message().empty()) return "error without a message";
+    return "";
+  }
+  if (absl::Status s = CheckTimelineInvariants(*tl); !s.ok()) {
+    return fmt::format("invariants: {}", std::string(s.message()));
+  }
+  AnalysisContext context(*tl);
+  RuleRegistry registry;
+  RegisterAllRules(registry);
+  std::vector<AnalysisContext*> ranks = {&context};
+  absl::StatusOr<EngineResult> result = RunRules(registry, EngineOptions(), ranks);
+  if (!result.ok()) return fmt::format("engine: {}", std::string(result.status().message()));
+  double share_sum = 0;
+  for (const Finding& f : result->findings) {
+    if (!std::isfinite(f.recoverable_share) || f.recoverable_share < 0 ||
+        f.recoverable_share > 1) {
+      return fmt::format("{}: recoverable share {}", f.rule_id, f.recoverable_share);
+    }
+    share_sum += f.recoverable_share;
+  }
+  if (share_sum > 1.0 + 1e-9) return fmt::format("findings claim {} of the step", share_sum);
+  ReportInput input;
+  input.ranks = {&*tl};
+  input.contexts = {&context};
+  input.findings = result->findings;
+  input.not_judged = result->not_judged;
+  if (RenderTextReport(input).empty() || RenderJsonReport(input).empty()) return "empty report";
+  return "";
+}
+
+}  // namespace tracelint::fuzz
