@@ -230,6 +230,11 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.severity = severity(host.share);
     f.recoverable_ns_per_step = host.per_step_ns;
     f.recoverable_share = host.share;
+    // XSpace op events say nothing of the device work they queue (no
+    // External id); "launches nothing" rests on no correlated call below
+    // the op on its thread, which TF ops dispatching elsewhere also show.
+    f.confidence = tl.metadata().format == "xspace" ? Confidence::kInferred
+                                                     : Confidence::kMeasured;
     std::string lead = host.top_ops.empty() ? std::string("host ops") : host.top_ops[0].name;
     f.title = fmt::format("Host-side ops ({}) run while the GPU idles {}", lead,
                           ShareText(host.share));

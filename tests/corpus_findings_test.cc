@@ -77,7 +77,9 @@ TEST(CorpusFindings, FourWorkersDoNotStarveTheGpu) {
     EXPECT_NE(a.result.findings[0].cause, "data_loader");
   }
   for (const Finding& f : a.result.findings) {
-    if (f.cause == "data_loader") EXPECT_LT(f.recoverable_share, 0.05);
+    if (f.cause == "data_loader") {
+      EXPECT_LT(f.recoverable_share, 0.05);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -150,6 +151,57 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   return IdleCause::kHostSilent;
 }
 
+// XSpace only: TF runs ops on a pool of executor threads, so the op the
+// device waits for (a PyFunc, a decode) is usually not on the thread that
+// launches the next kernel. This covers the host timeline with disjoint
+// segments, each owned by an op (cpu_op) that launches nothing; a later op
+// that outlasts the current owner takes over. Kineto keeps ops and their
+// launches on one thread, where the launching thread alone decides.
+class OtherThreadOps {
+ public:
+  struct Segment {
+    TimeNs start_ns;
+    TimeNs end_ns;
+    SliceId op;
+  };
+
+  OtherThreadOps(const Timeline& tl, const HostIndex& index) {
+    const SliceColumns& c = tl.slices();
+    std::vector<SliceId> ops;
+    for (SliceId s = 0; s < c.size(); ++s) {
+      if (c.kind[s] == EventKind::kCpuOp && !index.launches_below(s) && c.dur_ns[s] > 0 &&
+          tl.tracks()[c.track[s]].kind == TrackKind::kHostThread) {
+        ops.push_back(s);
+      }
+    }
+    std::sort(ops.begin(), ops.end(), [&](SliceId x, SliceId y) {
+      return std::tie(c.ts_ns[x], x) < std::tie(c.ts_ns[y], y);
+    });
+    for (SliceId s : ops) {
+      TimeNs start_ns = c.ts_ns[s];
+      TimeNs end_ns = c.end_ns(s);
+      if (!segments_.empty() && start_ns < segments_.back().end_ns) {
+        if (end_ns <= segments_.back().end_ns) continue;  // nested or shorter: owner stays
+        segments_.back().end_ns = start_ns;
+        if (segments_.back().end_ns <= segments_.back().start_ns) segments_.pop_back();
+      }
+      segments_.push_back({start_ns, end_ns, s});
+    }
+  }
+
+  // Segments overlapping [a, b), in time order.
+  std::vector<Segment> Overlapping(TimeNs a, TimeNs b) const {
+    std::vector<Segment> out;
+    auto it = std::upper_bound(segments_.begin(), segments_.end(), a,
+                               [](TimeNs t, const Segment& g) { return t < g.end_ns; });
+    for (; it != segments_.end() && it->start_ns < b; ++it) out.push_back(*it);
+    return out;
+  }
+
+ private:
+  std::vector<Segment> segments_;  // disjoint, sorted
+};
+
 struct DeviceSlices {
   std::vector<std::pair<TimeNs, SliceId>> by_start;  // activities sorted by (ts, id)
   std::vector<std::pair<TimeNs, SliceId>> by_end;    // activities sorted by (end, id)
@@ -186,6 +238,8 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
   out.per_step_ns.assign(steps.steps.size(), {});
   if (steps.steps.empty()) return out;
   HostIndex index(tl);
+  std::optional<OtherThreadOps> other_thread_ops;
+  if (tl.metadata().format == "xspace") other_thread_ops.emplace(tl, index);
 
   std::vector<DeviceSlices> by_device;
   std::vector<int> device_ids;
@@ -279,6 +333,21 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
           if (host_op == kNoIndex && innermost != kNoIndex &&
               !tl.HasFlag(innermost, kFlagStepMarker)) {
             host_op = innermost;  // a runtime call or Python frame outside any op
+          }
+          if (cause == IdleCause::kHostSilent && other_thread_ops.has_value()) {
+            // The launching thread is silent: an op another thread runs
+            // meanwhile is what the device waits for.
+            TimeNs t = a;
+            for (const OtherThreadOps::Segment& g : other_thread_ops->Overlapping(a, b)) {
+              TimeNs from = std::max(t, g.start_ns);
+              TimeNs to = std::min(b, g.end_ns);
+              emit(t, from, IdleCause::kHostSilent, kNoIndex, next, thread_slice);
+              emit(from, to, IdleCause::kHostSideOp, g.op, next, thread_slice, g.op);
+              t = to;
+            }
+            emit(t, b, IdleCause::kHostSilent, kNoIndex, next, thread_slice);
+            a = b;
+            continue;
           }
           emit(a, b, cause, host_op, next, thread_slice, cause_slice);
           a = b;

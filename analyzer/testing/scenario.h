@@ -189,6 +189,7 @@ class Scenario {
 
   // ---- outputs
   const std::vector<ScenarioEvent>& events() const { return events_; }
+  const std::vector<DeviceSpec>& devices() const { return devices_; }
   absl::StatusOr<Timeline> BuildTimeline() const;
   absl::StatusOr<std::string> ToKinetoJson() const;
 

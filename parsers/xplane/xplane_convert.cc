@@ -283,9 +283,20 @@ void XSpaceConverter::AddHostEvent(const PlaneVisitor& plane, const LineVisitor&
   } else {
     kind = EventKind::kUserAnnotation;
   }
+  // The user's step annotation is held back: EmitStepMarkers turns it into
+  // the ProfilerStep#N marker of its thread.
+  if (!e.is_aggregated() && e.GetStat(StatType::kStepNum).has_value()) {
+    std::optional<int64_t> number = RecordStep(host_steps_, e, LineBaseNs(line));
+    if (number.has_value() && kind == EventKind::kUserAnnotation) {
+      host_step_events_.push_back({track, b_.Intern(name), *number,
+                                   e.start_ns() + LineBaseNs(line),
+                                   e.end_ns() + LineBaseNs(line)});
+      ++b_.metadata().events_read;
+      return;
+    }
+  }
   if (!AddEvent(plane, line, e, track, kind, name, 0, correlation)) return;
   if (kind == EventKind::kInstant) AddMemoryCounters(e, e.start_ns() + LineBaseNs(line));
-  if (e.GetStat(StatType::kStepNum).has_value()) RecordStep(host_steps_, e, LineBaseNs(line));
 }
 
 void XSpaceConverter::AddStreamEvent(const PlaneVisitor& plane, const LineVisitor& line,

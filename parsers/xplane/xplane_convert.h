@@ -16,12 +16,15 @@
 //   derived device lines  -> kOther tracks (pid N, tid = line id) holding
 //   (Steps, XLA Modules,     kGpuUserAnnotation slices: visible, never
 //    TensorFlow Ops, ...)    counted as device activity
-//   step spans            -> ProfilerStep#N slices on a synthetic host track
-//                            so the shared step logic applies
+//   step spans            -> ProfilerStep#N slices so the shared step logic
+//                            applies: in place of the host step_num events
+//                            when they share one thread (where Kineto puts
+//                            them), else on a synthetic host track
 //   other planes          -> kOther tracks
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -94,7 +97,8 @@ class XSpaceConverter {
   void AddStreamEvent(const PlaneVisitor& plane, const LineVisitor& line, const EventVisitor& e,
                       TrackId track, CopyDirection line_direction);
   void AddMemoryCounters(const EventVisitor& e, int64_t ts_ns);
-  void RecordStep(std::map<int64_t, StepSpan>& steps, const EventVisitor& e, int64_t base_ns);
+  // The step number, or nullopt (with a diagnostic) when there is none.
+  std::optional<int64_t> RecordStep(std::map<int64_t, StepSpan>& steps, const EventVisitor& e, int64_t base_ns);
   // Moves device step spans to the host span of the calls that launched
   // their work; returns how many steps moved.
   int64_t DeviceStepsToLaunchSpans();
@@ -116,7 +120,18 @@ class XSpaceConverter {
   int64_t profile_start_ns_ = 0;
   absl::flat_hash_map<int64_t, HostCall> host_calls_;  // by correlation id
   std::vector<DeviceWork> device_work_;                 // correlated device activities
+  // A host event with step_num, held back: when all of them sit on one
+  // thread they become that thread's ProfilerStep#N markers (as Kineto puts
+  // them), otherwise they are added as they are.
+  struct HostStepEvent {
+    TrackId track = 0;
+    StringId name = kEmptyStringId;
+    int64_t number = 0;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
   std::map<int64_t, StepSpan> host_steps_;    // events with step_num on host planes
+  std::vector<HostStepEvent> host_step_events_;
   std::map<int64_t, StepSpan> device_steps_;  // "Steps" lines, merged over devices
   absl::flat_hash_set<TrackId> named_tracks_;
   int tf_evidence_ = 0;

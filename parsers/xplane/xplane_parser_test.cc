@@ -241,6 +241,30 @@ TEST(XSpaceParserTest, HostStepNumWinsOverDeviceSteps) {
   EXPECT_EQ(tl.slices().dur_ns[s7], 1'000'000);
   EXPECT_EQ(tl.slices().ts_ns[s8], 1'000'000);
   EXPECT_EQ(StrArg(tl, s7, "xspace_step_source"), "host step_num");
+  // The markers replace the step events on their own thread, as Kineto
+  // records ProfilerStep#N on the loop's thread.
+  EXPECT_EQ(TrackOf(tl, s7).tid, 1);
+  EXPECT_EQ(StrArg(tl, s7, "xspace_step_event"), "train");
+  EXPECT_TRUE(Find(tl, "train").empty());
+}
+
+TEST(XSpaceParserTest, HostStepEventsOnSeveralThreadsKeepTheirOwnTrack) {
+  XSpaceBuilder space;
+  XPlaneBuilder host = space.AddPlane("/host:CPU");
+  host.AddLine(1, "python", 0).AddEvent("train", 0, 1'000'000'000).Stat("step_num", int64_t{3});
+  host.AddLine(2, "worker", 0)
+      .AddEvent("eval", 500'000'000, 1'000'000'000)
+      .Stat("step_num", int64_t{4});
+  Timeline tl = MustParse(space);
+  SliceId s3 = FindOne(tl, "ProfilerStep#3");
+  EXPECT_EQ(TrackOf(tl, s3).tid, xplane::kStepTrackTid);
+  EXPECT_EQ(StrArg(tl, s3, "xspace_step_event"), "<none>");
+  SliceId train = FindOne(tl, "train");
+  EXPECT_EQ(TrackOf(tl, train).tid, 1);
+  EXPECT_EQ(tl.slices().kind[train], EventKind::kUserAnnotation);
+  EXPECT_EQ(TrackOf(tl, FindOne(tl, "eval")).tid, 2);
+  // Step 4 starts where step 3 ends.
+  EXPECT_EQ(tl.slices().ts_ns[FindOne(tl, "ProfilerStep#4")], 1'000'000);
 }
 
 TEST(XSpaceParserTest, TimestampsAreExactAndShiftedByProfileStart) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "parsers/xplane/xplane_convert.h"
 
 namespace tracelint::xplane {
@@ -24,8 +25,8 @@ std::optional<int64_t> ParseWholeInt(std::string_view s) {
 
 }  // namespace
 
-void XSpaceConverter::RecordStep(std::map<int64_t, StepSpan>& steps, const EventVisitor& e,
-                                 int64_t base_ns) {
+std::optional<int64_t> XSpaceConverter::RecordStep(std::map<int64_t, StepSpan>& steps,
+                                                   const EventVisitor& e, int64_t base_ns) {
   std::optional<int64_t> number;
   if (auto s = e.GetStat(StatType::kStepNum)) number = s->IntValue();
   if (!number.has_value()) {
@@ -38,7 +39,7 @@ void XSpaceConverter::RecordStep(std::map<int64_t, StepSpan>& steps, const Event
   if (!number.has_value() || e.is_aggregated()) {
     b_.diagnostics().Add("xspace_step_without_number", Severity::kInfo,
                          "step events with no step_num, group_id or numeric name; not used");
-    return;
+    return std::nullopt;
   }
   int64_t start_ns = e.start_ns() + base_ns;
   int64_t end_ns = e.end_ns() + base_ns;
@@ -55,6 +56,7 @@ void XSpaceConverter::RecordStep(std::map<int64_t, StepSpan>& steps, const Event
     it->second.start_ns = std::min(it->second.start_ns, start_ns);
     it->second.end_ns = std::max(it->second.end_ns, end_ns);
   }
+  return number;
 }
 
 int64_t XSpaceConverter::DeviceStepsToLaunchSpans() {
@@ -95,9 +97,35 @@ void XSpaceConverter::EmitStepMarkers() {
   std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
     return a.second.start_ns < b.second.start_ns;
   });
-  TrackId track = b_.GetTrack(TrackKind::kHostThread, kStepTrackPid, kStepTrackTid);
-  b_.SetTrackName(track, b_.Intern("Steps (XSpace)"));
+  // Kineto puts ProfilerStep#N on the thread that runs the loop, and the
+  // idle at the end of the last step is judged on that thread; so do the
+  // same when the host step events all come from one thread. Otherwise they
+  // stay as they were and the markers get a track of their own.
+  bool one_thread = from_host && !host_step_events_.empty();
+  for (const HostStepEvent& e : host_step_events_) {
+    one_thread = one_thread && e.track == host_step_events_.front().track;
+  }
+  absl::flat_hash_map<int64_t, StringId> event_name_of_step;
+  TrackId track;
+  if (one_thread) {
+    track = host_step_events_.front().track;
+    for (const HostStepEvent& e : host_step_events_) event_name_of_step.emplace(e.number, e.name);
+  } else {
+    for (const HostStepEvent& e : host_step_events_) {
+      SliceSpec s;
+      s.ts_ns = e.start_ns;
+      s.dur_ns = e.end_ns - e.start_ns;
+      s.track = e.track;
+      s.name = e.name;
+      s.kind = EventKind::kUserAnnotation;
+      b_.AddSlice(s);
+      b_.AddArg(b_.Intern("step_num"), ArgValue::Int(e.number));
+    }
+    track = b_.GetTrack(TrackKind::kHostThread, kStepTrackPid, kStepTrackTid);
+    b_.SetTrackName(track, b_.Intern("Steps (XSpace)"));
+  }
   StringId source_key = b_.Intern("xspace_step_source");
+  StringId event_key = b_.Intern("xspace_step_event");
   StringId source = b_.Intern(from_host ? "host step_num" : "device Steps line");
   int64_t prev_end_ns = std::numeric_limits<int64_t>::min();
   int64_t clipped = 0;
@@ -115,6 +143,9 @@ void XSpaceConverter::EmitStepMarkers() {
     s.kind = EventKind::kUserAnnotation;
     b_.AddSlice(s);
     b_.AddArg(source_key, ArgValue::String(source));
+    if (auto it = event_name_of_step.find(number); it != event_name_of_step.end()) {
+      b_.AddArg(event_key, ArgValue::String(it->second));
+    }
     prev_end_ns = span.end_ns;
   }
   ImportDiagnostics& diag = b_.diagnostics();
