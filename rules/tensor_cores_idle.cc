@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/interval_set.h"
@@ -125,6 +126,8 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   out.info = info;
   const bool has_tf32 = info->compute_major >= 8;
   std::vector<Interval> tc, non_tc, unjudged, fp64;
+  absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> classified;
+  absl::flat_hash_map<StringId, std::string> dtype_by_input_type;
   for (const Step& step : steps.steps) out.busy_ns += da.kernels.OverlapNs(step.start_ns, step.end_ns);
   for (TrackId t = 0; t < tl.tracks().size(); ++t) {
     const Track& track = tl.tracks()[t];
@@ -134,8 +137,20 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
       if (c.kind[s] != EventKind::kKernel || StepIndexAt(steps, c.ts_ns[s]) < 0) continue;
       const std::string_view name = tl.str(c.name[s]);
       const LaunchContext launch = FindLaunchContext(tl, s);
-      const std::string dtype_text = OpDtypeText(tl, launch.op);
-      const KernelClass kc = ClassifyKernel(name, dtype_text);
+      // Ops repeat their "Input type" text every step: parse each text once.
+      std::string dtype_text;
+      const Arg* input_type = launch.op == kNoIndex ? nullptr : tl.FindArg(launch.op, "Input type");
+      if (input_type != nullptr && input_type->value.type == ArgValue::Type::kString) {
+        auto [known, added] = dtype_by_input_type.try_emplace(input_type->value.s);
+        if (added) known->second = OpDtypeText(tl, launch.op);
+        dtype_text = known->second;
+      } else {
+        dtype_text = OpDtypeText(tl, launch.op);
+      }
+      // Kernel names and op dtypes repeat every step: classify each pair once.
+      auto [cached, inserted] = classified.try_emplace(std::make_pair(c.name[s], dtype_text));
+      if (inserted) cached->second = ClassifyKernel(name, dtype_text);
+      const KernelClass kc = cached->second;
       if (kc.family != KernelFamily::kGemm && kc.family != KernelFamily::kConv &&
           kc.family != KernelFamily::kAttention) {
         continue;

@@ -3,11 +3,44 @@
 #include <algorithm>
 
 namespace tracelint {
+namespace {
+// More sorted runs than this and a plain sort is cheaper than merging them.
+constexpr size_t kMaxMergedRuns = 64;
+}  // namespace
 
 IntervalSet IntervalSet::FromUnsorted(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  });
+  // The union does not depend on how intervals with equal starts are
+  // ordered, so ordering by start alone is enough. Callers collect track by
+  // track, which gives a few sorted runs: merging those beats a full sort.
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+  std::vector<size_t> run_ends;
+  for (size_t i = 1; i < intervals.size(); ++i) {
+    if (intervals[i].start_ns < intervals[i - 1].start_ns) {
+      run_ends.push_back(i);
+      if (run_ends.size() > kMaxMergedRuns) break;
+    }
+  }
+  if (run_ends.size() > kMaxMergedRuns) {
+    std::sort(intervals.begin(), intervals.end(), by_start);
+  } else {
+    run_ends.push_back(intervals.size());
+    // Merge adjacent runs pairwise until one is left.
+    while (run_ends.size() > 1) {
+      std::vector<size_t> merged_ends;
+      size_t begin = 0;
+      for (size_t r = 0; r < run_ends.size(); r += 2) {
+        if (r + 1 < run_ends.size()) {
+          std::inplace_merge(intervals.begin() + begin, intervals.begin() + run_ends[r],
+                             intervals.begin() + run_ends[r + 1], by_start);
+          begin = run_ends[r + 1];
+        } else {
+          begin = run_ends[r];
+        }
+        merged_ends.push_back(begin);
+      }
+      run_ends = std::move(merged_ends);
+    }
+  }
   IntervalSet out;
   for (const Interval& i : intervals) {
     if (i.end_ns <= i.start_ns) continue;
@@ -79,9 +112,16 @@ IntervalSet IntervalSet::Subtract(const IntervalSet& other) const {
 }
 
 IntervalSet IntervalSet::Clip(TimeNs start_ns, TimeNs end_ns) const {
-  IntervalSet window;
-  if (start_ns < end_ns) window.intervals_.push_back({start_ns, end_ns});
-  return Intersect(window);
+  // Callers clip one large set to every step window: a binary search keeps
+  // that linear in the output instead of in the whole set.
+  IntervalSet out;
+  if (start_ns >= end_ns) return out;
+  auto it = std::upper_bound(intervals_.begin(), intervals_.end(), start_ns,
+                             [](TimeNs t, const Interval& i) { return t < i.end_ns; });
+  for (; it != intervals_.end() && it->start_ns < end_ns; ++it) {
+    out.intervals_.push_back({std::max(start_ns, it->start_ns), std::min(end_ns, it->end_ns)});
+  }
+  return out;
 }
 
 IntervalSet IntervalSet::ComplementWithin(TimeNs start_ns, TimeNs end_ns) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -98,6 +99,7 @@ std::string_view OpDtype(const Timeline& tl, SliceId op) {
 std::vector<KernelFacts> CollectKernels(const Timeline& tl) {
   const SliceColumns& c = tl.slices();
   absl::flat_hash_map<StringId, KernelClass> by_name;
+  absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> by_name_and_dtype;
   std::vector<KernelFacts> out;
   for (SliceId s = 0; s < c.size(); ++s) {
     const Track& track = tl.tracks()[c.track[s]];
@@ -127,7 +129,12 @@ std::vector<KernelFacts> CollectKernels(const Timeline& tl) {
     KernelClass kc = it->second;
     if (kc.tc == TensorCoreUse::kUnknown && kc.family != KernelFamily::kElementwiseOther) {
       std::string_view dtype = OpDtype(tl, innermost_op);
-      if (!dtype.empty()) kc = ClassifyKernel(tl.str(c.name[s]), dtype);
+      if (!dtype.empty()) {
+        auto [cached, added] =
+            by_name_and_dtype.try_emplace(std::make_pair(c.name[s], std::string(dtype)));
+        if (added) cached->second = ClassifyKernel(tl.str(c.name[s]), dtype);
+        kc = cached->second;
+      }
     }
     k.tensor_core = kc.tc == TensorCoreUse::kYes;
 
@@ -253,20 +260,35 @@ void ComputeTopLists(const Timeline& tl, const StepSet& steps,
   std::map<std::string_view, KernelStat> by_kernel;
   std::map<std::string_view, OpStat> by_op;
   absl::flat_hash_set<SliceId> ops_seen;
+  // Keys of the two pseudo-ops, outside the string pool's ids.
+  constexpr StringId kUnlinkedKey = UINT32_MAX;
+  constexpr StringId kNoHostOpKey = UINT32_MAX - 1;
+  absl::flat_hash_map<StringId, KernelStat*> kernel_by_id;
+  absl::flat_hash_map<StringId, OpStat*> op_by_id;
   for (const KernelFacts& k : kernels) {
     // A kernel belongs to the step it starts in (steps are disjoint).
     auto step = std::upper_bound(steps.steps.begin(), steps.steps.end(), k.start_ns,
                                  [](TimeNs t, const Step& s) { return t < s.end_ns; });
     if (step == steps.steps.end() || k.start_ns < step->start_ns) continue;
     TimeNs dur_ns = k.end_ns - k.start_ns;
-    std::string_view name = tl.str(c.name[k.slice]);
-    KernelStat& ks = by_kernel[name];
+    // The name-ordered maps are looked up once per distinct name; after
+    // that an id lookup finds the (stable) map node.
+    auto [kernel_it, new_kernel] = kernel_by_id.try_emplace(c.name[k.slice], nullptr);
+    if (new_kernel) kernel_it->second = &by_kernel[tl.str(c.name[k.slice])];
+    KernelStat& ks = *kernel_it->second;
     ++ks.count;
     ks.total_ns += dur_ns;
-    std::string_view op_name = c.launch[k.slice] == kNoIndex ? kUnlinkedKernelName
-                               : k.outer_op == kNoIndex      ? kNoHostOpName
-                                                             : tl.str(c.name[k.outer_op]);
-    OpStat& os = by_op[op_name];
+    const StringId op_key = c.launch[k.slice] == kNoIndex ? kUnlinkedKey
+                            : k.outer_op == kNoIndex      ? kNoHostOpKey
+                                                          : c.name[k.outer_op];
+    auto [op_it, new_op] = op_by_id.try_emplace(op_key, nullptr);
+    if (new_op) {
+      std::string_view op_name = op_key == kUnlinkedKey ? kUnlinkedKernelName
+                                 : op_key == kNoHostOpKey ? kNoHostOpName
+                                                          : tl.str(op_key);
+      op_it->second = &by_op[op_name];
+    }
+    OpStat& os = *op_it->second;
     ++os.kernel_count;
     os.device_ns += dur_ns;
     // Pseudo-ops count kernels, not op instances.

@@ -41,9 +41,13 @@ inline bool ContainsIgnoreCase(std::string_view s, std::string_view needle) {
   return false;
 }
 
+// The C locale's isspace(): ' ', '\t', '\n', '\v', '\f', '\r'. Inline and
+// locale-free, since parsers strip every number they read.
+constexpr bool IsAsciiSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 inline std::string_view StripAsciiWhitespace(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
   return s;
 }
 

@@ -28,10 +28,11 @@ std::optional<double> ArgValue::AsDouble() const {
 }
 
 const Arg* Timeline::FindArg(SliceId s, std::string_view key) const {
-  std::optional<StringId> id = strings_.Find(key);
-  if (!id) return nullptr;
+  // Slices hold a few args and strings are interned once, so comparing the
+  // keys' text (mostly rejected on length) is the same test as comparing
+  // ids, without hashing `key` on every call: analyses ask per kernel.
   for (const Arg& a : args(s)) {
-    if (a.key == *id) return &a;
+    if (strings_.Get(a.key) == key) return &a;
   }
   return nullptr;
 }

@@ -1,8 +1,10 @@
 #include "analyzer/model/timeline_builder.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
+#include "analyzer/base/huge_pages.h"
 #include "analyzer/model/classify.h"
 
 namespace tracelint {
@@ -77,19 +79,26 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   }
   uint32_t args_base = static_cast<uint32_t>(args_.size());
   uint32_t details_base = static_cast<uint32_t>(details_.size());
-  for (Arg a : part.args_) {
+  // Bulk copy, then remap in place: cheaper than a push_back per element.
+  args_.insert(args_.end(), part.args_.begin(), part.args_.end());
+  for (size_t i = args_base; i < args_.size(); ++i) {
+    Arg& a = args_[i];
     a.key = smap[a.key];
     if (a.value.type == ArgValue::Type::kString) a.value.s = smap[a.value.s];
-    args_.push_back(a);
   }
   details_.insert(details_.end(), part.details_.begin(), part.details_.end());
-  pending_.reserve(pending_.size() + part.pending_.size());
-  for (PendingSlice p : part.pending_) {
+  // Grow geometrically: an exact reserve per part would copy everything
+  // merged so far once per part (quadratic in the number of parts).
+  size_t pending_base = pending_.size();
+  size_t needed = pending_base + part.pending_.size();
+  if (needed > pending_.capacity()) pending_.reserve(std::max(needed, 2 * pending_.capacity()));
+  pending_.insert(pending_.end(), part.pending_.begin(), part.pending_.end());
+  for (size_t i = pending_base; i < needed; ++i) {
+    PendingSlice& p = pending_[i];
     p.track = tmap[p.track];
     p.name = smap[p.name];
     p.args_begin += args_base;
     if (p.details != kNoIndex) p.details += details_base;
-    pending_.push_back(p);
   }
   for (FlowPoint f : part.flow_points_) {
     f.track = tmap[f.track];
@@ -115,75 +124,170 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   part = TimelineBuilder();
 }
 
-void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl,
-                                    std::vector<uint32_t>& order) {
-  // `order` holds pending indices sorted by (track, ts, -dur, input order).
-  // Walk each track with a stack of open slices. A slice that ends after
-  // its parent is clamped when the overshoot is tiny (clock rounding) and
-  // otherwise moved to an overflow track of the same thread, which is then
-  // repaired the same way.
-  auto less = [this](uint32_t a, uint32_t b) {
-    const PendingSlice& x = pending_[a];
-    const PendingSlice& y = pending_[b];
-    if (x.track != y.track) return x.track < y.track;
+// A slice's position within its track: (ts, -dur, input order). Sorting
+// these small keys instead of indices whose comparator reads PendingSlice
+// keeps the sort in cache.
+struct TimelineBuilder::TrackSortKey {
+  TimeNs ts_ns;
+  TimeNs dur_ns;
+  uint32_t index;
+
+  friend bool operator<(const TrackSortKey& x, const TrackSortKey& y) {
     if (x.ts_ns != y.ts_ns) return x.ts_ns < y.ts_ns;
     if (x.dur_ns != y.dur_ns) return x.dur_ns > y.dur_ns;
-    return a < b;
-  };
-  std::sort(order.begin(), order.end(), less);
+    return x.index < y.index;
+  }
+};
+
+void TimelineBuilder::SortTrackSlices(std::vector<uint32_t>& slices,
+                                      std::vector<TrackSortKey>& keys) const {
+  keys.resize(slices.size());
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const PendingSlice& p = pending_[slices[i]];
+    keys[i] = TrackSortKey{p.ts_ns, p.dur_ns, slices[i]};
+  }
+  // Profilers mostly write each thread's events in time order already.
+  if (std::is_sorted(keys.begin(), keys.end())) return;
+  std::sort(keys.begin(), keys.end());
+  for (size_t i = 0; i < slices.size(); ++i) slices[i] = keys[i].index;
+}
+
+namespace {
+
+// std::partition_point over a[lo, hi) (`pred` holds on a prefix), galloping
+// outward from `hint`: O(log distance to the answer).
+template <typename Pred>
+size_t PartitionPointNear(const TimeNs* a, size_t lo, size_t hi, size_t hint, Pred pred) {
+  hint = std::clamp(hint, lo, hi);
+  size_t left;
+  size_t right;  // the answer lies in [left, right]
+  size_t step = 1;
+  if (hint < hi && pred(a[hint])) {
+    left = hint + 1;
+    for (;;) {
+      size_t probe = hi - left > step ? left + step : hi;
+      if (probe == hi || !pred(a[probe])) {
+        right = probe;
+        break;
+      }
+      left = probe + 1;
+      step *= 2;
+    }
+  } else {
+    right = hint;
+    for (;;) {
+      size_t probe = right - lo > step ? right - step : lo;
+      if (probe == lo) {
+        left = lo;
+        break;
+      }
+      if (pred(a[probe])) {
+        left = probe + 1;
+        break;
+      }
+      right = probe;
+      step *= 2;
+    }
+  }
+  return static_cast<size_t>(std::partition_point(a + left, a + right, pred) - a);
+}
+
+}  // namespace
+
+void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl,
+                                    std::vector<uint32_t>& order) {
+  // Walk each track, in (ts, -dur, input order), with a stack of open
+  // slices. A slice that ends after its parent is clamped when the overshoot
+  // is tiny (clock rounding) and otherwise moved to an overflow track of the
+  // same thread, which is then repaired the same way.
+  //
+  // Passes repeat while anything moved. A pass sorts and walks only the
+  // tracks whose slices changed in the previous one (clamped, moved out or
+  // moved in); slices moved during a pass join their new track at the next
+  // pass. The result equals sorting everything by (track, ts, -dur, input
+  // order) and walking every track at each pass, without the full sorts.
+  std::vector<std::vector<uint32_t>> by_track(tracks_.size());
+  {
+    std::vector<uint32_t> counts(tracks_.size(), 0);
+    for (const PendingSlice& p : pending_) ++counts[p.track];
+    for (size_t t = 0; t < tracks_.size(); ++t) by_track[t].reserve(counts[t]);
+    for (uint32_t i = 0; i < pending_.size(); ++i) by_track[pending_[i].track].push_back(i);
+  }
+  std::vector<std::vector<uint32_t>> incoming(tracks_.size());
+  std::vector<TrackId> overflow_track(tracks_.size(), kNoIndex);
+  std::vector<uint8_t> dirty(tracks_.size(), 1);
+  std::vector<TrackSortKey> keys;
+  std::vector<uint32_t> stack;
   int64_t clamped = 0;
   int64_t moved = 0;
-  absl::flat_hash_map<TrackId, TrackId> overflow_of_track;
-  bool any_moved = true;
-  while (any_moved) {
-    any_moved = false;
-    std::vector<uint32_t> stack;
-    TrackId current = kNoIndex;
-    for (uint32_t idx : order) {
-      PendingSlice& s = pending_[idx];
-      if (s.track != current) {
-        stack.clear();
-        current = s.track;
+  for (bool first_pass = true;; first_pass = false) {
+    const size_t track_count = tracks_.size();
+    for (TrackId t = 0; t < track_count; ++t) {
+      if (!dirty[t]) continue;
+      std::vector<uint32_t>& list = by_track[t];
+      if (!first_pass) {
+        std::erase_if(list, [&](uint32_t i) { return pending_[i].track != t; });
+        list.insert(list.end(), incoming[t].begin(), incoming[t].end());
+        std::vector<uint32_t>().swap(incoming[t]);
       }
-      while (!stack.empty()) {
-        const PendingSlice& top = pending_[stack.back()];
-        TimeNs top_end = top.ts_ns + top.dur_ns;
-        if (top_end > s.ts_ns) break;
-        stack.pop_back();
-      }
-      if (!stack.empty()) {
-        const PendingSlice& parent = pending_[stack.back()];
-        TimeNs parent_end = parent.ts_ns + parent.dur_ns;
-        TimeNs end = s.ts_ns + s.dur_ns;
-        if (end > parent_end) {
-          if (end - parent_end <= options.nesting_clamp_ns) {
-            s.dur_ns = parent_end - s.ts_ns;
-            ++clamped;
-          } else {
-            TrackId from = s.track;
-            auto it = overflow_of_track.find(from);
-            TrackId to;
-            if (it == overflow_of_track.end()) {
-              to = static_cast<TrackId>(tracks_.size());
-              Track t = tracks_[from];
-              t.overflow_of = tracks_[from].overflow_of == kNoIndex
-                                  ? from
-                                  : tracks_[from].overflow_of;
-              tracks_.push_back(t);
-              overflow_of_track.emplace(from, to);
+      SortTrackSlices(list, keys);
+    }
+    std::vector<uint8_t> next_dirty(track_count, 0);
+    bool any_moved = false;
+    for (TrackId t = 0; t < track_count; ++t) {
+      if (!dirty[t]) continue;
+      // Creating an overflow track grows by_track: walk a local list.
+      std::vector<uint32_t> list = std::move(by_track[t]);
+      stack.clear();
+      for (uint32_t idx : list) {
+        PendingSlice& s = pending_[idx];
+        while (!stack.empty()) {
+          const PendingSlice& top = pending_[stack.back()];
+          if (top.ts_ns + top.dur_ns > s.ts_ns) break;
+          stack.pop_back();
+        }
+        if (!stack.empty()) {
+          const PendingSlice& parent = pending_[stack.back()];
+          TimeNs parent_end = parent.ts_ns + parent.dur_ns;
+          TimeNs end = s.ts_ns + s.dur_ns;
+          if (end > parent_end) {
+            next_dirty[t] = 1;
+            if (end - parent_end <= options.nesting_clamp_ns) {
+              s.dur_ns = parent_end - s.ts_ns;
+              ++clamped;
             } else {
-              to = it->second;
+              TrackId to = overflow_track[t];
+              if (to == kNoIndex) {
+                to = static_cast<TrackId>(tracks_.size());
+                Track track = tracks_[t];
+                track.overflow_of = tracks_[t].overflow_of == kNoIndex ? t : tracks_[t].overflow_of;
+                tracks_.push_back(track);
+                by_track.emplace_back();
+                incoming.emplace_back();
+                overflow_track.push_back(kNoIndex);
+                next_dirty.push_back(0);
+                overflow_track[t] = to;
+              }
+              s.track = to;
+              incoming[to].push_back(idx);
+              next_dirty[to] = 1;
+              ++moved;
+              any_moved = true;
+              continue;
             }
-            s.track = to;
-            ++moved;
-            any_moved = true;
-            continue;
           }
         }
+        stack.push_back(idx);
       }
-      stack.push_back(idx);
+      by_track[t] = std::move(list);
     }
-    if (any_moved) std::sort(order.begin(), order.end(), less);
+    if (!any_moved) break;
+    dirty = std::move(next_dirty);
+  }
+  order.clear();
+  ReserveHuge(order, pending_.size());
+  for (size_t t = 0; t < tracks_.size(); ++t) {
+    order.insert(order.end(), by_track[t].begin(), by_track[t].end());
   }
   if (clamped > 0) {
     tl.diagnostics_.Add("nesting_clamped", Severity::kInfo,
@@ -199,14 +303,55 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
 
 void TimelineBuilder::LinkCorrelations(Timeline& tl) {
   SliceColumns& c = tl.slices_;
+  auto is_launch = [&c](SliceId s) {
+    EventKind k = c.kind[s];
+    return (k == EventKind::kRuntime || k == EventKind::kDriver) && c.correlation[s] != 0;
+  };
+  size_t launch_count = 0;
+  int64_t min_id = INT64_MAX;
+  int64_t max_id = INT64_MIN;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!is_launch(s)) continue;
+    ++launch_count;
+    min_id = std::min(min_id, c.correlation[s]);
+    max_id = std::max(max_id, c.correlation[s]);
+  }
+  // Profilers number correlations with a counter: when the ids are dense, a
+  // table indexed by id replaces the hash map (and its cache misses). Either
+  // way the first launch with an id wins.
+  // Unsigned: the span of arbitrary int64 ids can exceed INT64_MAX.
+  auto offset_of = [min_id](int64_t id) {
+    return static_cast<uint64_t>(id) - static_cast<uint64_t>(min_id);
+  };
+  const bool dense = launch_count > 0 && offset_of(max_id) < 4 * launch_count + 1024;
+  std::vector<SliceId> by_id;
   absl::flat_hash_map<int64_t, SliceId> launches;
+  if (dense) {
+    by_id.assign(offset_of(max_id) + 1, kNoIndex);
+  } else {
+    launches.reserve(launch_count);
+  }
   int64_t duplicate = 0;
   for (SliceId s = 0; s < c.size(); ++s) {
-    EventKind k = c.kind[s];
-    if ((k == EventKind::kRuntime || k == EventKind::kDriver) && c.correlation[s] != 0) {
-      if (!launches.emplace(c.correlation[s], s).second) ++duplicate;
+    if (!is_launch(s)) continue;
+    bool added;
+    if (dense) {
+      SliceId& slot = by_id[offset_of(c.correlation[s])];
+      added = slot == kNoIndex;
+      if (added) slot = s;
+    } else {
+      added = launches.emplace(c.correlation[s], s).second;
     }
+    if (!added) ++duplicate;
   }
+  auto find_launch = [&](int64_t id) -> SliceId {
+    if (dense) {
+      if (id < min_id || id > max_id) return kNoIndex;
+      return by_id[offset_of(id)];
+    }
+    auto it = launches.find(id);
+    return it == launches.end() ? kNoIndex : it->second;
+  };
   int64_t orphans = 0;
   int64_t with_id = 0;
   for (SliceId s = 0; s < c.size(); ++s) {
@@ -214,13 +359,13 @@ void TimelineBuilder::LinkCorrelations(Timeline& tl) {
     if (!IsDeviceKind(k) || k == EventKind::kGpuUserAnnotation) continue;
     if (c.correlation[s] == 0) continue;
     ++with_id;
-    auto it = launches.find(c.correlation[s]);
-    if (it == launches.end()) {
+    SliceId launch = find_launch(c.correlation[s]);
+    if (launch == kNoIndex) {
       if (IsDeviceActivity(k)) ++orphans;
       continue;
     }
-    c.launch[s] = it->second;
-    if (IsDeviceActivity(k)) c.flags[it->second] |= kFlagLaunch;
+    c.launch[s] = launch;
+    if (IsDeviceActivity(k)) c.flags[launch] |= kFlagLaunch;
   }
   if (duplicate > 0) {
     tl.diagnostics_.Add("duplicate_correlation", Severity::kWarning,
@@ -236,25 +381,36 @@ void TimelineBuilder::LinkCorrelations(Timeline& tl) {
 
 void TimelineBuilder::ResolveFlows(Timeline& tl) {
   const SliceColumns& c = tl.slices_;
+  // Consecutive flow points of a track are mostly close in time: searching
+  // outward from the previous answer on the track touches a few cache lines
+  // instead of a full binary search's worth.
+  std::vector<size_t> near(tl.track_begin_.size(), 0);
   // The deepest slice on `track` that contains ts (or, for a non-enclosing
   // binding, the first slice starting at or after ts).
   auto bind = [&](const FlowPoint& p) -> SliceId {
     if (p.track + 1 >= tl.track_begin_.size()) return kNoIndex;
     SliceId lo = tl.track_begin_[p.track];
     SliceId hi = tl.track_begin_[p.track + 1];
-    auto first = c.ts_ns.begin() + lo;
-    auto last = c.ts_ns.begin() + hi;
+    const TimeNs ts_ns = p.ts_ns;
+    size_t& hint = near[p.track];
     if (!p.bind_enclosing) {
-      auto it = std::lower_bound(first, last, p.ts_ns);
-      return it == last ? kNoIndex : static_cast<SliceId>(it - c.ts_ns.begin());
+      // lower_bound: the first slice with ts >= ts_ns.
+      size_t at = PartitionPointNear(c.ts_ns.data(), lo, hi, hint,
+                                     [ts_ns](TimeNs t) { return t < ts_ns; });
+      hint = at;
+      return at == hi ? kNoIndex : static_cast<SliceId>(at);
     }
-    auto it = std::upper_bound(first, last, p.ts_ns);
-    if (it == first) return kNoIndex;
-    SliceId s = static_cast<SliceId>(it - c.ts_ns.begin()) - 1;
-    while (s != kNoIndex && c.end_ns(s) < p.ts_ns) s = c.parent[s];
+    // upper_bound: the first slice with ts > ts_ns.
+    size_t at = PartitionPointNear(c.ts_ns.data(), lo, hi, hint,
+                                   [ts_ns](TimeNs t) { return t <= ts_ns; });
+    hint = at;
+    if (at == lo) return kNoIndex;
+    SliceId s = static_cast<SliceId>(at) - 1;
+    while (s != kNoIndex && c.end_ns(s) < ts_ns) s = c.parent[s];
     return s;
   };
   absl::flat_hash_map<std::pair<StringId, int64_t>, size_t> open;
+  tl.flows_.reserve(flow_points_.size() / 2);
   int64_t unresolved = 0;
   for (const FlowPoint& p : flow_points_) {
     SliceId s = bind(p);
@@ -295,28 +451,47 @@ void TimelineBuilder::ResolveFlows(Timeline& tl) {
 absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& options) && {
   Timeline tl;
   tl.diagnostics_ = std::move(diagnostics_);
-  for (PendingSlice& p : pending_) {
-    p.flags |= ClassifyFlags(p.kind, strings_.Get(p.name));
+  {
+    // Flags depend only on (kind, name), and names repeat: classify each
+    // name once per kind seen with it (almost always one).
+    struct Cached {
+      EventKind kind;
+      uint16_t flags;
+      bool valid = false;
+    };
+    std::vector<Cached> by_name(strings_.size());
+    for (PendingSlice& p : pending_) {
+      Cached& c = by_name[p.name];
+      if (!c.valid || c.kind != p.kind) {
+        c = Cached{p.kind, ClassifyFlags(p.kind, strings_.Get(p.name)), true};
+      }
+      p.flags |= c.flags;
+    }
   }
-  std::vector<uint32_t> order(pending_.size());
-  std::iota(order.begin(), order.end(), 0u);
+  std::vector<uint32_t> order;
   RepairNesting(options, tl, order);
 
   SliceColumns& c = tl.slices_;
   size_t n = order.size();
-  c.ts_ns.resize(n);
-  c.dur_ns.resize(n);
-  c.track.resize(n);
-  c.name.resize(n);
-  c.kind.resize(n);
-  c.flags.resize(n);
-  c.depth.resize(n);
+  auto sized = [n](auto& column) {
+    ReserveHuge(column, n);
+    column.resize(n);
+  };
+  sized(c.ts_ns);
+  sized(c.dur_ns);
+  sized(c.track);
+  sized(c.name);
+  sized(c.kind);
+  sized(c.flags);
+  sized(c.depth);
+  ReserveHuge(c.parent, n);
   c.parent.assign(n, kNoIndex);
-  c.correlation.resize(n);
-  c.external_id.resize(n);
-  c.args_begin.resize(n);
-  c.args_count.resize(n);
-  c.details.resize(n);
+  sized(c.correlation);
+  sized(c.external_id);
+  sized(c.args_begin);
+  sized(c.args_count);
+  sized(c.details);
+  ReserveHuge(c.launch, n);
   c.launch.assign(n, kNoIndex);
   for (size_t i = 0; i < n; ++i) {
     const PendingSlice& p = pending_[order[i]];

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "analyzer/base/huge_pages.h"
 #include "analyzer/model/timeline.h"
 
 namespace tracelint {
@@ -69,6 +70,13 @@ class TimelineBuilder {
   RunMetadata& metadata() { return metadata_; }
   ImportDiagnostics& diagnostics() { return diagnostics_; }
   size_t slice_count() const { return pending_.size(); }
+  size_t arg_count() const { return args_.size(); }
+  // Makes room for this many slices and args in all, so that appending
+  // parts whose sizes are known does not regrow (and copy) the storage.
+  void Reserve(size_t slices, size_t args) {
+    ReserveHuge(pending_, slices);
+    ReserveHuge(args_, args);
+  }
 
   // Moves `part`'s contents after this builder's, remapping ids. Metadata
   // fields unset here are taken from the part.
@@ -77,22 +85,30 @@ class TimelineBuilder {
   absl::StatusOr<Timeline> Finalize(const FinalizeOptions& options = {}) &&;
 
  private:
+  // Field order packs this into 56 bytes (no padding holes): it is the
+  // largest structure while a big trace is merged.
   struct PendingSlice {
     TimeNs ts_ns;
     TimeNs dur_ns;
-    TrackId track;
-    StringId name;
-    EventKind kind;
-    uint16_t flags;
     int64_t correlation;
     int64_t external_id;
+    TrackId track;
+    StringId name;
     uint32_t args_begin;
     uint32_t args_count;
     uint32_t details;
+    uint16_t flags;
+    EventKind kind;
   };
+  static_assert(sizeof(PendingSlice) == 56);
 
+  // Fills `order` with pending indices in final slice order.
   void RepairNesting(const FinalizeOptions& options, Timeline& tl,
                      std::vector<uint32_t>& order);
+  struct TrackSortKey;
+  // Sorts one track's pending indices by (ts, -dur, input order); `keys` is
+  // scratch space reused across tracks.
+  void SortTrackSlices(std::vector<uint32_t>& slices, std::vector<TrackSortKey>& keys) const;
   void LinkCorrelations(Timeline& tl);
   void ResolveFlows(Timeline& tl);
 

@@ -1,5 +1,10 @@
 #include "analyzer/model/timeline_builder.h"
 
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace tracelint {
@@ -107,6 +112,167 @@ TEST(TimelineBuilder, FlowsBindToEnclosingSlices) {
   EXPECT_EQ(tl->flows()[0].from, 0u);
   EXPECT_EQ(tl->flows()[0].to, 1u);
   EXPECT_EQ(tl->diagnostics().Count("flow_unresolved"), 1);
+}
+
+// The nesting repair as first written: one sort of everything by (track, ts,
+// -dur, input order), a walk of every track, repeated while slices move.
+// Finalize's per-track version must give the same slices in the same order.
+struct RefSlice {
+  TimeNs ts_ns;
+  TimeNs dur_ns;
+  uint32_t track;
+};
+
+std::vector<uint32_t> ReferenceRepair(std::vector<RefSlice>& s, uint32_t track_count,
+                                      int64_t* clamped, int64_t* moved) {
+  std::vector<uint32_t> order(s.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto less = [&](uint32_t a, uint32_t b) {
+    if (s[a].track != s[b].track) return s[a].track < s[b].track;
+    if (s[a].ts_ns != s[b].ts_ns) return s[a].ts_ns < s[b].ts_ns;
+    if (s[a].dur_ns != s[b].dur_ns) return s[a].dur_ns > s[b].dur_ns;
+    return a < b;
+  };
+  std::sort(order.begin(), order.end(), less);
+  std::vector<uint32_t> overflow(track_count, UINT32_MAX);
+  bool any_moved = true;
+  while (any_moved) {
+    any_moved = false;
+    std::vector<uint32_t> stack;
+    uint32_t current = UINT32_MAX;
+    for (uint32_t idx : order) {
+      RefSlice& x = s[idx];
+      if (x.track != current) {
+        stack.clear();
+        current = x.track;
+      }
+      while (!stack.empty() && s[stack.back()].ts_ns + s[stack.back()].dur_ns <= x.ts_ns) {
+        stack.pop_back();
+      }
+      if (!stack.empty()) {
+        TimeNs parent_end = s[stack.back()].ts_ns + s[stack.back()].dur_ns;
+        if (x.ts_ns + x.dur_ns > parent_end) {
+          if (x.ts_ns + x.dur_ns - parent_end <= 1000) {
+            x.dur_ns = parent_end - x.ts_ns;
+            ++*clamped;
+          } else {
+            if (overflow[x.track] == UINT32_MAX) {
+              overflow[x.track] = static_cast<uint32_t>(overflow.size());
+              overflow.push_back(UINT32_MAX);
+            }
+            x.track = overflow[x.track];
+            ++*moved;
+            any_moved = true;
+            continue;
+          }
+        }
+      }
+      stack.push_back(idx);
+    }
+    if (any_moved) std::sort(order.begin(), order.end(), less);
+  }
+  return order;
+}
+
+TEST(TimelineBuilder, NestingRepairMatchesGlobalSortReference) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const uint32_t tracks = 1 + rng() % 4;
+    const int n = 20 + static_cast<int>(rng() % 400);
+    TimelineBuilder b;
+    std::vector<RefSlice> ref;
+    for (uint32_t t = 0; t < tracks; ++t) b.GetTrack(TrackKind::kHostThread, 1, t);
+    for (int i = 0; i < n; ++i) {
+      RefSlice r;
+      r.track = static_cast<uint32_t>(rng() % tracks);
+      // Coarse times give many equal starts; durations from tiny to long
+      // give clamps (overshoot <= 1 us), moves and overflow of overflow.
+      r.ts_ns = static_cast<TimeNs>(rng() % 50) * 500;
+      r.dur_ns = static_cast<TimeNs>(rng() % 6) * 700 + static_cast<TimeNs>(rng() % 3) * 3000;
+      ref.push_back(r);
+      b.AddSlice(Host(r.track, r.ts_ns, r.dur_ns, b.Intern("s" + std::to_string(i))));
+    }
+    int64_t clamped = 0, moved = 0;
+    std::vector<uint32_t> order = ReferenceRepair(ref, tracks, &clamped, &moved);
+    absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+    ASSERT_TRUE(tl.ok());
+    const SliceColumns& c = tl->slices();
+    ASSERT_EQ(c.size(), order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      const RefSlice& r = ref[order[i]];
+      ASSERT_EQ(tl->str(c.name[i]), "s" + std::to_string(order[i])) << "round " << round;
+      EXPECT_EQ(c.ts_ns[i], r.ts_ns);
+      EXPECT_EQ(c.dur_ns[i], r.dur_ns);
+      EXPECT_EQ(c.track[i], r.track);
+    }
+    EXPECT_EQ(tl->diagnostics().Count("nesting_clamped"), clamped);
+    EXPECT_EQ(tl->diagnostics().Count("nesting_overflow_track"), moved);
+  }
+}
+
+// Dense correlation ids take a table, sparse ones a hash map: same links,
+// duplicates and orphans either way.
+TEST(TimelineBuilder, LinksDenseAndSparseCorrelationsAlike) {
+  for (int64_t scale : {int64_t{1}, int64_t{1} << 40}) {
+    TimelineBuilder b;
+    TrackId host = b.GetTrack(TrackKind::kHostThread, 1, 1);
+    TrackId dev = b.GetTrack(TrackKind::kDeviceStream, 0, 7);
+    StringId launch_name = b.Intern("cudaLaunchKernel");
+    StringId kernel_name = b.Intern("k");
+    for (int i = 0; i < 10; ++i) {
+      SliceSpec l = Host(host, i * 100, 10, launch_name, EventKind::kRuntime);
+      l.correlation = (i == 9 ? 8 : i + 1) * scale;  // the last one duplicates id 8
+      b.AddSlice(l);
+      SliceSpec k = Host(dev, i * 100 + 50, 10, kernel_name, EventKind::kKernel);
+      k.correlation = (i == 0 ? -5 : i) * scale;  // the first one is an orphan
+      b.AddSlice(k);
+    }
+    absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+    ASSERT_TRUE(tl.ok());
+    const SliceColumns& c = tl->slices();
+    auto [dev_begin, dev_end] = tl->track_range(dev);
+    ASSERT_EQ(dev_end - dev_begin, 10u);
+    EXPECT_EQ(c.launch[dev_begin], kNoIndex);
+    for (SliceId s = dev_begin + 1; s < dev_end; ++s) {
+      ASSERT_NE(c.launch[s], kNoIndex);
+      EXPECT_EQ(c.correlation[c.launch[s]], c.correlation[s]);
+      // Id 8 links the first of its two launches.
+      if (c.correlation[s] == 8 * scale) EXPECT_EQ(c.ts_ns[c.launch[s]], 700);
+    }
+    EXPECT_EQ(tl->diagnostics().Count("duplicate_correlation"), 1) << scale;
+    EXPECT_EQ(tl->diagnostics().Count("device_activity_without_launch"), 1) << scale;
+  }
+}
+
+// Flow points bind by searching outward from the previous point of their
+// track; points out of time order must bind as a plain search would.
+TEST(TimelineBuilder, FlowsBindInAnyTimeOrder) {
+  TimelineBuilder b;
+  TrackId host = b.GetTrack(TrackKind::kHostThread, 1, 1);
+  TrackId dev = b.GetTrack(TrackKind::kDeviceStream, 0, 7);
+  const int n = 300;
+  for (int i = 0; i < n; ++i) {
+    b.AddSlice(Host(host, i * 100, 10, b.Intern("cudaLaunchKernel"), EventKind::kRuntime));
+    b.AddSlice(Host(dev, i * 100 + 50, 20, b.Intern("k"), EventKind::kKernel));
+  }
+  StringId cat = b.Intern("ac2g");
+  std::vector<int> ids(n);
+  for (int i = 0; i < n; ++i) ids[i] = i;
+  std::shuffle(ids.begin(), ids.end(), std::mt19937(3));
+  for (int i : ids) {
+    b.AddFlowPoint({.id = i, .category = cat, .is_start = true, .track = host,
+                    .ts_ns = i * 100 + 5});
+    b.AddFlowPoint({.id = i, .category = cat, .is_start = false, .bind_enclosing = false,
+                    .track = dev, .ts_ns = i * 100 + 40});
+  }
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok());
+  ASSERT_EQ(tl->flows().size(), static_cast<size_t>(n));
+  const SliceColumns& c = tl->slices();
+  for (const Flow& f : tl->flows()) {
+    EXPECT_EQ(c.ts_ns[f.from], f.id * 100);
+    EXPECT_EQ(c.ts_ns[f.to], f.id * 100 + 50);
+  }
 }
 
 }  // namespace

@@ -235,6 +235,17 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
 
 void JsonEventSplitter::StartPart() {
   part_ = JsonPart();
+  if (!spare_buffers_.empty()) {
+    part_.text.bytes = std::move(spare_buffers_.back());
+    spare_buffers_.pop_back();
+    part_.text.bytes.clear();
+  }
+  // A part closes once it reaches split_bytes_; reserving that (plus room
+  // for the last event and the padding) saves the copies of growing by
+  // doubling. Capped so that a huge split size (no splitting) does not
+  // reserve a huge block for a small input.
+  size_t expected = std::min({split_bytes_, max_document_bytes_, size_t{64} << 20});
+  part_.text.bytes.reserve(expected + expected / 8 + 2 + kJsonPadding);
   part_.text.bytes.push_back('[');
 }
 
@@ -442,6 +453,16 @@ void JsonEventSplitter::Finish() {
   }
   if (state_ == State::kTopValue) meta_.resize(meta_member_start_);
   if (events_started_) ClosePart();
+  finished_ = true;
+  part_ = JsonPart();
+  std::vector<std::string>().swap(spare_buffers_);
+}
+
+void JsonEventSplitter::RecycleBuffer(std::string bytes) {
+  // More spares than parts in flight would only hold memory.
+  constexpr size_t kMaxSpareBuffers = 16;
+  if (finished_ || spare_buffers_.size() >= kMaxSpareBuffers) return;
+  spare_buffers_.push_back(std::move(bytes));
 }
 
 std::vector<JsonPart> JsonEventSplitter::TakeParts() {

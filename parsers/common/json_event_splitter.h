@@ -53,6 +53,11 @@ class JsonEventSplitter {
 
   // Completed parts since the last call, in input order.
   std::vector<JsonPart> TakeParts();
+  // Hands back the text buffer of a part that has been parsed. Later parts
+  // reuse it instead of a fresh allocation, whose first touch of every page
+  // (a page fault each) would otherwise cost the scanning thread. Buffers
+  // given after Finish() are dropped.
+  void RecycleBuffer(std::string bytes);
   // Top-level members other than the event array seen since the last call,
   // as one JSON object; json_size == 0 when there were none.
   PaddedJson TakeMeta();
@@ -114,6 +119,8 @@ class JsonEventSplitter {
   JsonPart part_;
   int next_part_index_ = 0;
   std::vector<JsonPart> ready_;
+  std::vector<std::string> spare_buffers_;  // from RecycleBuffer()
+  bool finished_ = false;
   std::string meta_;  // members "k":v joined by ','
   size_t meta_member_start_ = 0;
 };

@@ -139,5 +139,30 @@ TEST(JsonEventSplitter, TraceEventsMustBeAnArray) {
   EXPECT_TRUE(absl::IsInvalidArgument(s.status));
 }
 
+// Buffers handed back by RecycleBuffer() (dirty, larger or smaller than a
+// part) are reused without changing any part's text or padding.
+TEST(JsonEventSplitter, RecycledBuffersGiveTheSameParts) {
+  Split plain = SplitAll(kTrace, 7, 16);
+  ASSERT_TRUE(plain.status.ok());
+  ASSERT_GT(plain.parts.size(), 2u);
+  JsonEventSplitter s(16, size_t{1} << 30);
+  std::vector<std::string> parts;
+  std::string_view input = kTrace;
+  for (size_t i = 0; i < input.size(); i += 7) {
+    s.RecycleBuffer(std::string(3, 'x'));
+    s.RecycleBuffer(std::string(500, '}'));
+    ASSERT_TRUE(s.Feed(input.substr(i, 7)).ok());
+    for (JsonPart& p : s.TakeParts()) {
+      parts.emplace_back(p.text.json());
+      EXPECT_EQ(p.text.bytes.size(), p.text.json_size + kJsonPadding);
+      EXPECT_EQ(p.text.bytes.substr(p.text.json_size), std::string(kJsonPadding, '\0'));
+      s.RecycleBuffer(std::move(p.text.bytes));
+    }
+  }
+  s.Finish();
+  for (JsonPart& p : s.TakeParts()) parts.emplace_back(p.text.json());
+  EXPECT_EQ(parts, plain.parts);
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -1,8 +1,7 @@
 #include <array>
 #include <string_view>
 #include <utility>
-
-#include "absl/container/flat_hash_map.h"
+#include <vector>
 
 #include "parsers/kineto/kineto_raw.h"
 
@@ -59,16 +58,36 @@ constexpr std::array<std::pair<std::string_view, ArgKey>, 44> kArgKeys = {{
     {"Record function id", ArgKey::kRecordFunctionId},
 }};
 
+constexpr size_t kMaxKeyBytes = 32;
+
+constexpr bool AllKeysFit() {
+  for (const auto& entry : kArgKeys) {
+    if (entry.first.size() > kMaxKeyBytes) return false;
+  }
+  return true;
+}
+static_assert(AllKeysFit(), "raise kMaxKeyBytes");
+
 }  // namespace
 
 ArgKey ClassifyArgKey(std::string_view key) {
+  // Called for every arg of every event. Bucketing the names by length
+  // rejects most keys without hashing them, and leaves a few comparisons
+  // for the rest.
+  using Bucket = std::vector<std::pair<std::string_view, ArgKey>>;
   static const auto* const index = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, ArgKey>();
-    for (const auto& [name, id] : kArgKeys) m->emplace(name, id);
-    return m;
+    auto* by_size = new std::array<Bucket, kMaxKeyBytes + 1>();
+    for (const auto& [name, id] : kArgKeys) (*by_size)[name.size()].emplace_back(name, id);
+    return by_size;
   }();
-  auto it = index->find(key);
-  return it == index->end() ? ArgKey::kIgnore : it->second;
+  if (key.size() > kMaxKeyBytes) return ArgKey::kIgnore;
+  if (key.empty()) return ArgKey::kIgnore;
+  for (const auto& [name, id] : (*index)[key.size()]) {
+    // The first and last bytes reject almost every other name of the same
+    // length before a memcmp call.
+    if (name.front() == key.front() && name.back() == key.back() && name == key) return id;
+  }
+  return ArgKey::kIgnore;
 }
 
 std::string_view KeptArgName(ArgKey k, std::string_view key_as_written) {

@@ -55,6 +55,24 @@ CategoryInfo ClassifyCategory(std::string_view cat, bool has_cat) {
 
 bool ParseInt64(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
+  // Fast path for what traces hold almost always: a short decimal (pids,
+  // tids, correlation ids). Up to 18 digits cannot overflow int64.
+  {
+    size_t i = s[0] == '-' ? 1 : 0;
+    size_t digits = s.size() - i;
+    if (digits > 0 && digits <= 18) {
+      int64_t v = 0;
+      for (; i < s.size(); ++i) {
+        unsigned d = static_cast<unsigned char>(s[i]) - '0';
+        if (d > 9) break;
+        v = v * 10 + d;
+      }
+      if (i == s.size()) {
+        *out = s[0] == '-' ? -v : v;
+        return true;
+      }
+    }
+  }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   if (ec == std::errc() && p == s.data() + s.size()) return true;
   // Ids beyond int64 (uint64 counters) keep their bit pattern.

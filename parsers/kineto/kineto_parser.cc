@@ -3,6 +3,7 @@
 #include <charconv>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -176,15 +177,26 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   {
     // Two parts per thread in flight: enough to keep the threads busy while
     // the calling thread splits, without holding the whole file in memory.
+    // Parsed parts' text buffers go back to the splitter for reuse. Declared
+    // before the pool, which finishes its tasks when destroyed.
+    std::mutex spare_mu;
+    std::vector<std::string> spare;
     WorkerPool pool(threads, 2 * threads);
     auto submit = [&](std::vector<JsonPart> parts) {
       for (JsonPart& part : parts) {
         PartResult* slot = &results.emplace_back();
         auto shared = std::make_shared<JsonPart>(std::move(part));
-        pool.Submit([shared, slot, base_time_ns, &json_reader] {
+        pool.Submit([shared, slot, base_time_ns, &json_reader, &spare_mu, &spare] {
           ParsePart(*shared, base_time_ns, json_reader, slot);
+          std::lock_guard<std::mutex> lock(spare_mu);
+          spare.push_back(std::move(shared->text.bytes));
         });
       }
+    };
+    auto recycle = [&] {
+      std::lock_guard<std::mutex> lock(spare_mu);
+      for (std::string& bytes : spare) splitter.RecycleBuffer(std::move(bytes));
+      spare.clear();
     };
     // With threads to spare, decompression runs ahead on its own thread.
     ReadAhead chunks(*in, kReadBytes, threads > 1 ? 2 : 0);
@@ -192,6 +204,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       absl::StatusOr<std::string_view> chunk = chunks.Next();
       if (!chunk.ok()) return chunk.status();
       if (chunk->empty()) break;
+      recycle();
       absl::Status s = splitter.Feed(*chunk);
       if (!s.ok()) {
         if (splitter.events_seen() == 0) {
@@ -247,6 +260,16 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   absl::flat_hash_set<TrackKey> tracks;
   std::vector<BeginEndEvent> begin_end;
   std::vector<TrackNameEvent> names;
+  {
+    size_t slices = merged.slice_count();
+    size_t args = merged.arg_count();
+    for (const PartResult& r : results) {
+      // Begin/end pairs become slices after the merge.
+      slices += r.builder.slice_count() + r.begin_end.size();
+      args += r.builder.arg_count();
+    }
+    merged.Reserve(slices, args);
+  }
   for (PartResult& r : results) {
     merged.Append(std::move(r.builder));
     features |= r.features;
