@@ -8,6 +8,8 @@
 #include "analyzer/cli/exit_codes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/gen_kineto/byte_sink.h"
+#include "tools/gen_kineto/kineto_generator.h"
 
 namespace tracelint {
 namespace {
@@ -151,6 +153,36 @@ TEST(AnalyzeCommand, ReportIsIdenticalWhateverTheSplitAndThreads) {
   ASSERT_EQ(whole.code, kExitOk) << whole.err;
   for (int64_t split : {int64_t{4096}, int64_t{65536}}) {
     for (int threads : {1, 2, 4}) {
+      AnalyzeArgs args = base;
+      args.split_bytes = split;
+      args.threads = threads;
+      Result r = Analyze(args);
+      ASSERT_EQ(r.code, kExitOk) << r.err;
+      EXPECT_EQ(r.out, whole.out) << "split " << split << " threads " << threads;
+    }
+  }
+}
+
+TEST(AnalyzeCommand, OneMegabyteTraceGivesTheSameReportForManySplits) {
+  // A generated trace with every category (ops, launches, kernels, copies,
+  // NCCL, flows, memory events), forced into hundreds of parts.
+  gen::GeneratorOptions options;
+  options.target_bytes = 1 << 20;
+  options.seed = 7;
+  gen::StringSink sink;
+  ASSERT_TRUE(gen::GenerateKinetoTrace(options, sink).ok());
+  fs::path dir = FreshDir("split1m");
+  fs::path file = dir / "rank0.json";
+  std::ofstream(file, std::ios::binary) << sink.data();
+  AnalyzeArgs base;
+  base.path = file.string();
+  base.format = "json";
+  base.threads = 1;
+  base.split_bytes = int64_t{1} << 30;  // one part
+  Result whole = Analyze(base);
+  ASSERT_EQ(whole.code, kExitOk) << whole.err;
+  for (int64_t split : {int64_t{1000}, int64_t{4096}, int64_t{100000}}) {
+    for (int threads : {1, 2, 3}) {
       AnalyzeArgs args = base;
       args.split_bytes = split;
       args.threads = threads;
