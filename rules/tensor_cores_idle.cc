@@ -33,6 +33,7 @@ using rules_internal::StepIndexAt;
 constexpr std::string_view kMinNonTcShare = "MinNonTcShare";
 constexpr std::string_view kAssumedSpeedup = "AssumedSpeedup";
 constexpr std::string_view kHighShare = "HighShare";
+constexpr std::string_view kMinStepShare = "MinStepShare";
 constexpr size_t kMaxTopItems = 5;
 
 // Why a device cannot be judged, or "" when it can.
@@ -259,6 +260,10 @@ std::vector<RuleOptionSpec> TensorCoresIdleRule::options() const {
        1, 100},
       {std::string(kHighShare), 0.20, "share",
        "Severity is high when the recoverable time reaches this share of the step.", 0, 1},
+      {std::string(kMinStepShare), 0.01, "share",
+       "Stay silent when the modelled saving is below this share of the step (the GPU is "
+       "mostly idle, so Tensor Cores would not shorten the step noticeably).",
+       0, 1},
   };
 }
 
@@ -312,6 +317,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   const int64_t n = static_cast<int64_t>(steps.steps.size());
   const TimeNs step_total_ns = steps.TotalNs();
   const double saving_ns = d->non_tc_ns * (1.0 - 1.0 / speedup);
+  if (SafeShare(saving_ns, step_total_ns) < options.Get(kMinStepShare)) return outcome;
   const auto& by = d->non_tc_by_dtype;
   DtypeGroup dominant = DtypeGroup::kFp32;
   if (by[1] > by[0] && by[1] >= by[2]) dominant = DtypeGroup::kLowPrecision;

@@ -166,6 +166,21 @@ TEST(TensorCoresIdleTest, AssumedSpeedupScalesTheSaving) {
   ExpectWithin(f->recoverable_ns_per_step, 3 * kNsPerMs, 0.01, "4 ms x (1 - 1/4)");
 }
 
+// MinStepShare: the same trace fires while the saving (0.6 ms) is at least
+// the option's share of the step, and stays silent just above it.
+TEST(TensorCoresIdleTest, NegligibleSavingAgainstTheStepIsNotReported) {
+  Timeline tl = Build(Mixed(1200 * kNsPerUs, 8800 * kNsPerUs));
+  TensorCoresIdleRule rule;
+  std::optional<Finding> f = Only(RunOn(rule, tl, Options(rule)));
+  ASSERT_TRUE(f.has_value());
+  const double saving_share = f->recoverable_share;
+  ASSERT_GT(saving_share, 0.01);
+  EXPECT_EQ(RunOn(rule, tl, Options(rule, {{"MinStepShare", saving_share * 0.99}})).findings.size(),
+            1u);
+  EXPECT_TRUE(
+      RunOn(rule, tl, Options(rule, {{"MinStepShare", saving_share * 1.01}})).findings.empty());
+}
+
 struct GenerationCase {
   const char* label;
   DeviceSpec device;
