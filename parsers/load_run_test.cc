@@ -62,7 +62,9 @@ TEST(LoadRun, XSpaceWithoutParserIsUnimplemented) {
   for (const FormatEntry& e : AllFormats()) registered |= e.format == InputFormat::kXSpace;
   absl::StatusOr<tracelint::Run> run = LoadRun(d, {});
   ASSERT_FALSE(run.ok());
-  if (!registered) EXPECT_TRUE(absl::IsUnimplemented(run.status())) << run.status();
+  if (!registered) {
+    EXPECT_TRUE(absl::IsUnimplemented(run.status())) << run.status();
+  }
   EXPECT_NE(run.status().message().find("h.xplane.pb"), std::string::npos);
 }
 

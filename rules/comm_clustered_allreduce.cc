@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/collective_matching.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/interval_set.h"
@@ -436,6 +437,35 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.location.top_items = std::move(items);
   outcome.findings.push_back(std::move(f));
   return outcome;
+}
+
+std::vector<Evidence> CommClusteredAllreduceRule::CrossRankEvidence(
+    const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
+    size_t located) const {
+  std::vector<RankCollectives> collected;
+  for (AnalysisContext* ctx : ranks) collected.push_back(CollectStepCollectives(*ctx));
+  const CollectiveSplit split = MatchCollectives(collected, rank_names);
+  const std::string skipped =
+      split.mismatch.empty() ? std::string()
+                             : fmt::format("collective counts differ across ranks in {} "
+                                           "step(s) (first: {})",
+                                           split.steps_mismatched, split.mismatch);
+  if (split.steps_matched == 0) {
+    return {{fmt::format("Collectives not split into waiting and transfer: {}",
+                         skipped.empty() ? std::string("no step with collectives is on every rank")
+                                         : skipped),
+             static_cast<double>(split.steps_mismatched), 0, "count"}};
+  }
+  const int64_t n = split.steps_matched;
+  const int last = split.MostOftenLast();
+  std::string text = fmt::format(
+      "Collectives per step on rank {}: {}, of which waiting for a late rank {} and transfer {}",
+      rank_names[located], FormatDurationNs(split.collective_ns[located] / n),
+      FormatDurationNs(split.waiting_ns[located] / n), FormatDurationNs(split.transfer_ns / n));
+  text += last >= 0 ? fmt::format(" (rank {} arrives last most often)", rank_names[last])
+                    : std::string(" (no rank arrives late)");
+  if (!skipped.empty()) text += fmt::format("; {}, not matched", skipped);
+  return {{std::move(text), static_cast<double>(split.waiting_ns[located] / n), 0, "ns"}};
 }
 
 }  // namespace tracelint

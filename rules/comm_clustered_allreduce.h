@@ -20,6 +20,11 @@ class CommClusteredAllreduceRule : public Rule {
   std::string_view summary() const override { return kSummary; }
   std::vector<RuleOptionSpec> options() const override;
   RuleOutcome Check(AnalysisContext& ctx, const RuleOptions& options) const override;
+  // Splits the located rank's collective time into waiting for a late rank
+  // and transfer (analyzer/analysis/collective_matching.h).
+  std::vector<Evidence> CrossRankEvidence(const std::vector<AnalysisContext*>& ranks,
+                                          const std::vector<int>& rank_names,
+                                          size_t located) const override;
 };
 
 }  // namespace tracelint

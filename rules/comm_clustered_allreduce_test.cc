@@ -1,10 +1,15 @@
 #include "rules/comm_clustered_allreduce.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
 #include "analyzer/testing/scenario.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/rules2_test_util.h"
@@ -288,6 +293,99 @@ TEST(CommClusteredAllreduceTest, OldNcclKernelNamesAreCollectives) {
   ASSERT_FALSE(f->location.top_items.empty());
   EXPECT_EQ(f->location.top_items[0].name, "AllReduce");
   ExpectWithin(f->recoverable_ns_per_step, 3 * kNsPerMs, 0.05, "exposed old-NCCL all-reduce");
+}
+
+// Rank `rank` of two, forward-only, each step ending in all-reduces of the
+// given durations serialized on the compute stream (all exposed).
+Timeline ExposedRank(int rank, const std::vector<TimeNs>& allreduce_ns) {
+  Scenario s;
+  s.Device(DeviceSpec::A100()).Distributed(rank, 2);
+  for (int k = 0; k < 3; ++k) {
+    s.BeginStep(k);
+    Forward(s, 10, 2 * kNsPerMs);
+    for (TimeNs ns : allreduce_ns) s.AllReduce(8 * kMiB, ns, kCompute);
+    s.Sync().EndStep();
+  }
+  return Build(s);
+}
+
+// The engine's merged finding of this rule over two ranks.
+std::optional<Finding> MergedOverRanks(const Timeline& r0, const Timeline& r1) {
+  RuleRegistry registry;
+  registry.Register("comm-clustered-allreduce", std::make_unique<CommClusteredAllreduceRule>());
+  AnalysisContext c0(r0), c1(r1);
+  std::vector<AnalysisContext*> ranks{&c0, &c1};
+  absl::StatusOr<EngineResult> result = RunRules(registry, EngineOptions{}, ranks);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok()) return std::nullopt;
+  EXPECT_TRUE(result->warnings.empty());
+  EXPECT_EQ(result->findings.size(), 1u);
+  if (result->findings.empty()) return std::nullopt;
+  return result->findings.front();
+}
+
+const Evidence* CrossRankLine(const Finding& f) {
+  for (const Evidence& e : f.evidence) {
+    if (e.text.starts_with("Collectives ")) return &e;
+  }
+  return nullptr;
+}
+
+TEST(CommClusteredAllreduceTest, LateRankWaitingIsSplitFromTransfer) {
+  // Rank 1 arrives 3 ms late, so rank 0 spends 7 ms in the all-reduce.
+  const Timeline r0 = ExposedRank(0, {7 * kNsPerMs});
+  const Timeline r1 = ExposedRank(1, {4 * kNsPerMs});
+  std::optional<Finding> f = MergedOverRanks(r0, r1);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->location.rank, 0);
+  const Evidence* line = CrossRankLine(*f);
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->text,
+            fmt::format("Collectives per step on rank 0: {}, of which waiting for a late rank {} "
+                        "and transfer {} (rank 1 arrives last most often)",
+                        FormatDurationNs(7 * kNsPerMs), FormatDurationNs(3 * kNsPerMs),
+                        FormatDurationNs(4 * kNsPerMs)));
+  EXPECT_EQ(line->value, static_cast<double>(3 * kNsPerMs));
+  // Waiting is evidence: the saving is the one rank 0 measured alone.
+  CommClusteredAllreduceRule rule;
+  std::optional<Finding> alone = Only(RunOn(rule, r0, Options(rule)));
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_EQ(f->recoverable_ns_per_step, alone->recoverable_ns_per_step);
+  EXPECT_EQ(f->recoverable_share, alone->recoverable_share);
+}
+
+TEST(CommClusteredAllreduceTest, EqualRanksHaveNoWaiting) {
+  const Timeline r0 = ExposedRank(0, {5 * kNsPerMs});
+  const Timeline r1 = ExposedRank(1, {5 * kNsPerMs});
+  std::optional<Finding> f = MergedOverRanks(r0, r1);
+  ASSERT_TRUE(f.has_value());
+  const Evidence* line = CrossRankLine(*f);
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->value, 0);
+  EXPECT_THAT(line->text, HasSubstr(fmt::format("waiting for a late rank {}",
+                                                FormatDurationNs(0))));
+  EXPECT_THAT(line->text, HasSubstr("(no rank arrives late)"));
+}
+
+TEST(CommClusteredAllreduceTest, DifferentCollectiveCountsAreNotSplit) {
+  const Timeline r0 = ExposedRank(0, {6 * kNsPerMs});
+  const Timeline r1 = ExposedRank(1, {3 * kNsPerMs, 3 * kNsPerMs});
+  std::optional<Finding> f = MergedOverRanks(r0, r1);
+  ASSERT_TRUE(f.has_value());
+  const Evidence* line = CrossRankLine(*f);
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->text,
+            "Collectives not split into waiting and transfer: collective counts differ across "
+            "ranks in 3 step(s) (first: step 0: rank 0 has 1, rank 1 has 2)");
+  EXPECT_EQ(line->unit, "count");
+}
+
+TEST(CommClusteredAllreduceTest, OneRankAddsNoCrossRankEvidence) {
+  const Timeline r0 = ExposedRank(0, {7 * kNsPerMs});
+  CommClusteredAllreduceRule rule;
+  std::optional<Finding> f = Only(RunOn(rule, r0, Options(rule)));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(CrossRankLine(*f), nullptr);
 }
 
 }  // namespace

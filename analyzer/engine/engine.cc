@@ -142,6 +142,10 @@ absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const Engine
     }
     Finding merged = worst->second;
     if (ranks.size() > 1) {
+      const Rule* rule = registry.Find(std::get<0>(key));
+      for (Evidence& e : rule->CrossRankEvidence(ranks, rank_names, worst->first)) {
+        merged.evidence.push_back(std::move(e));
+      }
       merged.per_rank.clear();
       for (size_t r = 0; r < ranks.size(); ++r) {
         auto it = per_rank.find(r);

@@ -37,7 +37,8 @@ struct EngineResult {
 absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOptions& options);
 
 // Runs each selected rule on each rank (ranks in the given order; a rank is
-// named by its metadata rank, else its position).
+// named by its metadata rank, else its position). With >= 2 ranks, each
+// merged finding also gets its rule's Rule::CrossRankEvidence lines.
 //
 // Invariant (domain.md, "Time accounting"): on every rank the
 // recoverable shares of all findings sum to at most 1, because each idle

@@ -51,6 +51,16 @@ class Rule {
   // Gate + check for one rank. Set outcome.applicable=false with
   // not_judged_reason when the trace lacks what the rule needs.
   virtual RuleOutcome Check(AnalysisContext& ctx, const RuleOptions& options) const = 0;
+  // Optional cross-rank hook: facts that need every rank at once (Check sees
+  // one). When the run has >= 2 ranks, the engine calls it for each merged
+  // finding of the rule, `located` being the index in `ranks` of the rank
+  // the finding is located at, and appends the result to its evidence.
+  // Evidence only: recoverable time stays what Check measured per rank.
+  virtual std::vector<Evidence> CrossRankEvidence(const std::vector<AnalysisContext*>& ranks,
+                                                  const std::vector<int>& rank_names,
+                                                  size_t located) const {
+    return {};
+  }
 };
 
 }  // namespace tracelint

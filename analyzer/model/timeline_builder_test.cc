@@ -237,7 +237,9 @@ TEST(TimelineBuilder, LinksDenseAndSparseCorrelationsAlike) {
       ASSERT_NE(c.launch[s], kNoIndex);
       EXPECT_EQ(c.correlation[c.launch[s]], c.correlation[s]);
       // Id 8 links the first of its two launches.
-      if (c.correlation[s] == 8 * scale) EXPECT_EQ(c.ts_ns[c.launch[s]], 700);
+      if (c.correlation[s] == 8 * scale) {
+        EXPECT_EQ(c.ts_ns[c.launch[s]], 700);
+      }
     }
     EXPECT_EQ(tl->diagnostics().Count("duplicate_correlation"), 1) << scale;
     EXPECT_EQ(tl->diagnostics().Count("device_activity_without_launch"), 1) << scale;

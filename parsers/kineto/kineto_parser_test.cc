@@ -517,7 +517,9 @@ void ExpectSameTimeline(const Timeline& a, const Timeline& b) {
       }
     }
     ASSERT_EQ(a.details(s) == nullptr, b.details(s) == nullptr) << s;
-    if (a.details(s) != nullptr) ASSERT_EQ(a.details(s)->grid[0], b.details(s)->grid[0]) << s;
+    if (a.details(s) != nullptr) {
+      ASSERT_EQ(a.details(s)->grid[0], b.details(s)->grid[0]) << s;
+    }
     const Track& ta = a.tracks()[x.track[s]];
     const Track& tb = b.tracks()[y.track[s]];
     ASSERT_EQ(ta.kind, tb.kind) << s;

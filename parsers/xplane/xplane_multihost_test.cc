@@ -113,7 +113,9 @@ TEST(XSpaceMultiHostTest, OneFindingPerCauseAtTheWorstHost) {
   int loader_findings = 0;
   for (const Finding& f : r.findings) {
     for (const Finding& g : r.findings) {
-      if (&f != &g) EXPECT_FALSE(f.rule_id == g.rule_id && f.cause == g.cause) << f.rule_id;
+      if (&f != &g) {
+        EXPECT_FALSE(f.rule_id == g.rule_id && f.cause == g.cause) << f.rule_id;
+      }
     }
     if (f.rule_id != "gpu-idle-gaps" || f.cause != "data_loader") continue;
     ++loader_findings;
