@@ -306,18 +306,9 @@ std::vector<RuleOptionSpec> CommClusteredAllreduceRule::options() const {
 RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
                                               const RuleOptions& options) const {
   RuleOutcome outcome;
+  if (!rules_internal::HasDeviceActivityAndSteps(ctx, outcome)) return outcome;
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
-  if (devices.empty()) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no GPU activity in this trace (CPU-only or device not traced)";
-    return outcome;
-  }
   const StepSet& steps = ctx.steps();
-  if (steps.steps.empty() || steps.TotalNs() <= 0) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no complete step to measure";
-    return outcome;
-  }
   bool any_collective = false;
   for (const DeviceActivity& da : devices) any_collective |= !da.collective_kernels.empty();
   if (!any_collective) return outcome;  // nothing communicates: judged, no problem

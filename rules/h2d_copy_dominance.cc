@@ -347,18 +347,9 @@ std::vector<RuleOptionSpec> H2dCopyDominanceRule::options() const {
 
 RuleOutcome H2dCopyDominanceRule::Check(AnalysisContext& ctx, const RuleOptions& options) const {
   RuleOutcome outcome;
+  if (!rules_internal::HasDeviceActivityAndSteps(ctx, outcome)) return outcome;
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
-  if (devices.empty()) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no GPU activity in this trace (CPU-only or device not traced)";
-    return outcome;
-  }
   const StepSet& steps = ctx.steps();
-  if (steps.steps.empty() || steps.TotalNs() <= 0) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no complete step to measure";
-    return outcome;
-  }
   const double min_exposed = options.Get(kMinExposedShare);
   const double min_idle = options.Get(kMinPageableIdleShare);
   const TimeNs step_total_ns = steps.TotalNs();

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/engine/finding.h"
 #include "analyzer/model/timeline.h"
 #include "fmt/format.h"
 
@@ -159,6 +162,26 @@ inline std::string StepCaveat(const StepSet& steps) {
     return " No step markers in this trace: figures are for one window over the whole trace.";
   }
   return "";
+}
+
+// Marks `outcome` not judged (and returns false) when no step is complete.
+inline bool HasCompleteSteps(const StepSet& steps, RuleOutcome& outcome) {
+  if (!steps.steps.empty() && steps.TotalNs() > 0) return true;
+  outcome.applicable = false;
+  outcome.not_judged_reason = "no complete step to measure";
+  return false;
+}
+
+// The gate shared by rules that measure device time against steps: marks
+// `outcome` not judged (and returns false) when the trace has no device
+// activity or no complete step.
+inline bool HasDeviceActivityAndSteps(AnalysisContext& ctx, RuleOutcome& outcome) {
+  if (ctx.device_activity().empty()) {
+    outcome.applicable = false;
+    outcome.not_judged_reason = "no GPU activity in this trace (CPU-only or device not traced)";
+    return false;
+  }
+  return HasCompleteSteps(ctx.steps(), outcome);
 }
 
 }  // namespace tracelint::rules_internal

@@ -290,11 +290,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
                         : reasons.front();
     return outcome;
   }
-  if (steps.steps.empty() || steps.TotalNs() <= 0) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no complete step to measure";
-    return outcome;
-  }
+  if (!rules_internal::HasCompleteSteps(steps, outcome)) return outcome;
   const DeviceTc* d = &measured.front();
   for (const DeviceTc& m : measured) {
     if (m.non_tc_ns > d->non_tc_ns) d = &m;
