@@ -20,6 +20,7 @@
 #include "bench/bare_walk.h"
 #include "bench/child_process.h"
 #include "bench/gzip_bench.h"
+#include "bench/multi_run.h"
 #include "fmt/format.h"
 #include "tools/gen_kineto/byte_sink.h"
 #include "tools/gen_kineto/kineto_generator.h"
@@ -306,6 +307,8 @@ int Run(int argc, char** argv) {
   cfg.dir = "/tmp/tracelint-bench";
   cfg.tracelint = TRACELINT_BENCH_DEFAULT_TRACELINT;
   bool no_gzip = false;
+  int ranks = 0;
+  std::string ranks_size = "1G";
   app.add_option("--sizes", sizes, "comma-separated trace sizes (binary K/M/G)")
       ->capture_default_str();
   app.add_option("--dir", cfg.dir, "where traces are generated and reused")
@@ -320,6 +323,12 @@ int Run(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-gzip", no_gzip, "skip the decompression benchmark");
   app.add_option("--gzip-max", gzip_max, "largest size that gets the gzip benchmark")
+      ->capture_default_str();
+  app.add_option("--ranks", ranks,
+                 "also time a run of N ranks and a batch of N runs against one rank on one "
+                 "core (0 = skip)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--ranks-size", ranks_size, "trace size used for --ranks")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   cfg.gzip = !no_gzip;
@@ -380,6 +389,20 @@ int Run(int argc, char** argv) {
     rows.push_back(row);
   }
   PrintReport(rows, kernel);
+  if (ranks > 0) {
+    absl::StatusOr<int64_t> bytes = gen::ParseByteSize(ranks_size);
+    absl::StatusOr<std::string> path = bytes.ok() ? EnsureTrace(cfg, ranks_size, *bytes)
+                                                  : absl::StatusOr<std::string>(bytes.status());
+    if (!path.ok()) {
+      std::fprintf(stderr, "tracelint_bench: %s\n", path.status().ToString().c_str());
+      return 3;
+    }
+    if (cfg.tracelint.empty()) {
+      std::fprintf(stderr, "tracelint_bench: --ranks needs the tracelint binary\n");
+      return 2;
+    }
+    if (!MeasureMultiRun(cfg.tracelint, *path, ranks, cfg.repeat, cfg.dir)) return 4;
+  }
   return 0;
 }
 

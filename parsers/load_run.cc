@@ -1,14 +1,10 @@
 #include "parsers/load_run.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <filesystem>
-#include <mutex>
 #include <optional>
-#include <thread>
+#include <memory>
 #include <tuple>
-
-#include <unistd.h>
 
 #include "fmt/format.h"
 #include "parsers/common/worker_pool.h"
@@ -17,39 +13,6 @@
 namespace tracelint {
 namespace {
 
-// Counts bytes of work in flight against a budget.
-class MemoryBudget {
- public:
-  explicit MemoryBudget(size_t budget) : budget_(budget) {}
-  void Acquire(size_t bytes) {
-    if (budget_ == 0) return;
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return in_use_ == 0 || in_use_ + bytes <= budget_; });
-    in_use_ += bytes;
-  }
-  void Release(size_t bytes) {
-    if (budget_ == 0) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      in_use_ -= bytes;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  size_t budget_;
-  size_t in_use_ = 0;
-  std::mutex mu_;
-  std::condition_variable cv_;
-};
-
-size_t DefaultMemoryBudget() {
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return 0;
-  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 2;
-}
-
 absl::StatusOr<Timeline> ParseOne(const TraceFileRef& file, const ParseOptions& options) {
   for (const FormatEntry& entry : AllFormats()) {
     if (entry.format == file.format) return entry.parse(file.path, options);
@@ -57,6 +20,41 @@ absl::StatusOr<Timeline> ParseOne(const TraceFileRef& file, const ParseOptions& 
   if (file.format == InputFormat::kUnknown) return ParseTraceFile(file.path, options);
   return absl::UnimplementedError(fmt::format("{}: {} files are not supported by this build",
                                               file.path, InputFormatName(file.format)));
+}
+
+// Step windows come from ProfilerStep#N markers (or a format's own step
+// events mapped to them); without any, analyses use one window over the
+// whole trace, and the report must say so.
+void AddNoStepMarkersNote(Timeline& tl) {
+  bool has_steps = false;
+  for (SliceId s = 0; s < tl.slice_count() && !has_steps; ++s) {
+    has_steps = tl.HasFlag(s, kFlagStepMarker);
+  }
+  if (!has_steps && tl.slice_count() > 0) {
+    tl.mutable_diagnostics().Add(
+        "no_step_markers", Severity::kInfo,
+        "no ProfilerStep#N step markers: the whole trace is analysed as one window, so "
+        "per-step numbers are per window");
+  }
+}
+
+// Parse threads for each file: the cores, shared by size among the files,
+// at least one each. Equal files running two at a time on two cores get one
+// thread each (no thread switching inside a file); one large file among
+// small ones gets the cores the small ones barely use.
+std::vector<int> ThreadsPerFile(const std::vector<TraceFileRef>& files, int cores) {
+  std::vector<size_t> bytes;
+  size_t total = 0;
+  for (const TraceFileRef& f : files) {
+    bytes.push_back(std::max<size_t>(1, EstimateParseBytes(f)));
+    total += bytes.back();
+  }
+  std::vector<int> threads;
+  for (size_t b : bytes) {
+    double share = static_cast<double>(cores) * static_cast<double>(b) / static_cast<double>(total);
+    threads.push_back(std::clamp(static_cast<int>(share + 0.5), 1, cores));
+  }
+  return threads;
 }
 
 }  // namespace
@@ -76,34 +74,43 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
   if (files.empty()) {
     return absl::InvalidArgumentError("no trace files to load");
   }
-  int cores = WorkerPool::ResolveThreads(0);
+  int cores = WorkerPool::ResolveThreads(options.cores);
   int parallel = options.max_parallel_files > 0 ? options.max_parallel_files : cores;
   parallel = std::max(1, std::min<int>(parallel, static_cast<int>(files.size())));
-  ParseOptions parse = options.parse;
-  // Threads inside one file share the cores with the other files.
-  if (parse.threads == 0) parse.threads = std::max(1, cores / parallel);
+  std::vector<int> threads = ThreadsPerFile(files, cores);
 
-  std::vector<std::optional<absl::StatusOr<Timeline>>> results(files.size());
-  MemoryBudget budget(options.memory_budget_bytes > 0 ? options.memory_budget_bytes
-                                                     : DefaultMemoryBudget());
+  std::vector<std::optional<absl::StatusOr<std::unique_ptr<Timeline>>>> results(files.size());
+  MemoryBudget own_budget(options.memory_budget_bytes > 0 ? options.memory_budget_bytes
+                                                         : MemoryBudget::DefaultBytes());
+  MemoryBudget& budget = options.shared_budget != nullptr ? *options.shared_budget : own_budget;
   {
     WorkerPool pool(parallel, parallel);
     for (size_t i = 0; i < files.size(); ++i) {
       pool.Submit([&, i] {
+        ParseOptions parse = options.parse;
+        if (parse.threads == 0) parse.threads = threads[i];
         size_t bytes = EstimateParseBytes(files[i]);
         budget.Acquire(bytes);
-        results[i] = ParseOne(files[i], parse);
+        absl::StatusOr<Timeline> tl = ParseOne(files[i], parse);
         budget.Release(bytes);
+        if (!tl.ok()) {
+          results[i] = tl.status();
+          return;
+        }
+        auto owned = std::make_unique<Timeline>(std::move(*tl));
+        AddNoStepMarkersNote(*owned);
+        if (options.on_parsed) options.on_parsed(*owned);
+        results[i] = std::move(owned);
       });
     }
     pool.Wait();
   }
 
   Run run;
-  std::vector<std::pair<std::string, Timeline>> loaded;
+  std::vector<std::pair<std::string, std::unique_ptr<Timeline>>> loaded;
   std::optional<absl::Status> first_error;
   for (size_t i = 0; i < files.size(); ++i) {
-    absl::StatusOr<Timeline>& r = *results[i];
+    absl::StatusOr<std::unique_ptr<Timeline>>& r = *results[i];
     if (r.ok()) {
       loaded.emplace_back(files[i].path, std::move(*r));
     } else {
@@ -113,33 +120,18 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
   }
   if (loaded.empty()) return *first_error;
   std::stable_sort(loaded.begin(), loaded.end(), [](const auto& a, const auto& b) {
-    int ra = a.second.metadata().rank;
-    int rb = b.second.metadata().rank;
+    int ra = a.second->metadata().rank;
+    int rb = b.second->metadata().rank;
     return std::make_tuple(ra < 0, ra, a.first) < std::make_tuple(rb < 0, rb, b.first);
   });
   for (size_t i = 1; i < loaded.size(); ++i) {
-    int rank = loaded[i].second.metadata().rank;
-    if (rank >= 0 && rank == loaded[i - 1].second.metadata().rank) {
+    int rank = loaded[i].second->metadata().rank;
+    if (rank >= 0 && rank == loaded[i - 1].second->metadata().rank) {
       run.warnings.push_back(fmt::format("{} and {} both claim rank {}", loaded[i - 1].first,
                                          loaded[i].first, rank));
     }
   }
-  for (auto& [path, tl] : loaded) {
-    // Step windows come from ProfilerStep#N markers (or a format's own step
-    // events mapped to them); without any, analyses use one window over the
-    // whole trace, and the report must say so.
-    bool has_steps = false;
-    for (SliceId s = 0; s < tl.slice_count() && !has_steps; ++s) {
-      has_steps = tl.HasFlag(s, kFlagStepMarker);
-    }
-    if (!has_steps && tl.slice_count() > 0) {
-      tl.mutable_diagnostics().Add(
-          "no_step_markers", Severity::kInfo,
-          "no ProfilerStep#N step markers: the whole trace is analysed as one window, so "
-          "per-step numbers are per window");
-    }
-    run.ranks.push_back(std::move(tl));
-  }
+  for (auto& [path, tl] : loaded) run.ranks.push_back(std::move(tl));
   return run;
 }
 

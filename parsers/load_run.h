@@ -2,9 +2,11 @@
 #define TRACELINT_PARSERS_LOAD_RUN_H_
 
 #include <cstddef>
+#include <functional>
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/timeline.h"
+#include "parsers/common/memory_budget.h"
 #include "parsers/parse_options.h"
 #include "parsers/tensorboard/discovery.h"
 
@@ -18,6 +20,17 @@ struct LoadOptions {
   // 0 = half the machine's physical memory. One file always runs, even when
   // it alone exceeds the budget.
   size_t memory_budget_bytes = 0;
+  // When set, files count against this budget instead (a batch shares one
+  // across runs) and memory_budget_bytes is ignored.
+  MemoryBudget* shared_budget = nullptr;
+  // Cores this load may use; 0 = the machine's. Files run max_parallel_files
+  // at a time and share these cores by size (ParseOptions::threads 0).
+  int cores = 0;
+  // Called on the parsing thread as soon as a file's timeline is complete, at
+  // the address it keeps in Run::ranks, so per-rank analysis of one file
+  // overlaps the parsing of the others. Must be safe to call concurrently
+  // for different timelines.
+  std::function<void(Timeline&)> on_parsed;
 };
 
 // Parses every discovered file into one Run, ranks ordered by rank then

@@ -1,5 +1,7 @@
 #include "parsers/load_run.h"
 
+#include <algorithm>
+#include <mutex>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -31,9 +33,37 @@ TEST(LoadRun, RanksOrderedByRankThenPath) {
     absl::StatusOr<tracelint::Run> run = LoadRun(*d, options);
     ASSERT_TRUE(run.ok()) << run.status();
     ASSERT_EQ(run->ranks.size(), 2u);
-    EXPECT_EQ(run->ranks[0].metadata().rank, 0);
-    EXPECT_EQ(run->ranks[1].metadata().rank, 1);
+    EXPECT_EQ(run->ranks[0]->metadata().rank, 0);
+    EXPECT_EQ(run->ranks[1]->metadata().rank, 1);
     EXPECT_TRUE(run->warnings.empty());
+  }
+}
+
+TEST(LoadRun, OnParsedSeesEachLoadedTimelineAtItsFinalAddress) {
+  TempDir dir;
+  Discovery d;
+  d.files.push_back({dir.Write("r1.json", Trace(1)), InputFormat::kKinetoJson, "r1", ""});
+  d.files.push_back({dir.Write("bad.json", "{\"traceEvents\": 5}"), InputFormat::kKinetoJson,
+                     "bad", ""});
+  d.files.push_back({dir.Write("r0.json", Trace(0)), InputFormat::kKinetoJson, "r0", ""});
+  for (int parallel : {1, 3}) {
+    std::mutex mu;
+    std::vector<const Timeline*> seen;
+    LoadOptions options;
+    options.max_parallel_files = parallel;
+    options.on_parsed = [&](Timeline& tl) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(&tl);
+    };
+    absl::StatusOr<tracelint::Run> run = LoadRun(d, options);
+    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_EQ(run->ranks.size(), 2u);
+    ASSERT_EQ(seen.size(), 2u);  // not for the file that failed
+    std::sort(seen.begin(), seen.end());
+    std::vector<const Timeline*> kept = {run->ranks[0].get(), run->ranks[1].get()};
+    std::sort(kept.begin(), kept.end());
+    EXPECT_EQ(seen, kept);
+    EXPECT_EQ(run->ranks[0]->metadata().rank, 0);
   }
 }
 

@@ -20,7 +20,7 @@ struct AnalyzeArgs {
   std::string rules = "*";
   std::vector<std::string> set_overrides;
   std::string config_path;
-  int threads = 0;
+  int threads = 0;  // cores to use; 0 = the machine's
   int64_t split_bytes = 0;  // 0: parser default
 };
 

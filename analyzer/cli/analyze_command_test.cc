@@ -193,5 +193,34 @@ TEST(AnalyzeCommand, OneMegabyteTraceGivesTheSameReportForManySplits) {
   }
 }
 
+TEST(AnalyzeCommand, MultiRankReportIsIdenticalWhateverTheThreads) {
+  // Ranks are parsed and analysed on whichever thread is free, in any order;
+  // the merged report must not show it.
+  fs::path dir = FreshDir("multirank");
+  std::string rules = SourceDir() + "/testdata/rules/";
+  fs::copy_file(rules + "dataloader_starvation.json", dir / "rank0.json");
+  fs::copy_file(rules + "item_in_loop.json", dir / "rank1.json");
+  fs::copy_file(rules + "healthy.json", dir / "rank2.json");
+  fs::copy_file(SourceDir() + "/testdata/rules2/comm_allreduce_after_backward.json",
+                dir / "rank3.json");
+  AnalyzeArgs base;
+  base.path = dir.string();
+  base.format = "json";
+  base.threads = 1;
+  Result serial = Analyze(base);
+  ASSERT_EQ(serial.code, kExitOk) << serial.err;
+  EXPECT_THAT(serial.out, HasSubstr("\"per_rank\""));
+  for (int threads : {0, 2, 3, 4}) {
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      AnalyzeArgs args = base;
+      args.threads = threads;
+      Result r = Analyze(args);
+      ASSERT_EQ(r.code, kExitOk) << r.err;
+      EXPECT_EQ(r.out, serial.out) << "threads " << threads;
+      EXPECT_EQ(r.err, serial.err) << "threads " << threads;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tracelint

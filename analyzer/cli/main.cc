@@ -1,10 +1,11 @@
 // tracelint: reads GPU profiler traces and ranks what wastes GPU time.
 // main stays tiny: parsing the command line and calling the testable
-// commands in analyze_command.cc / rules_command.cc.
+// commands in analyze_command.cc, batch_command.cc and rules_command.cc.
 #include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/analyze_command.h"
+#include "analyzer/cli/batch_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/rules_command.h"
 
@@ -32,9 +33,28 @@ int main(int argc, char** argv) {
   analyze->add_option("--rules", a.rules, "rule selection globs, e.g. '-*,gpu-*'");
   analyze->add_option("--set", a.set_overrides, "rule option, <rule-id>.<Option>=value");
   analyze->add_option("--config", a.config_path, "rule options file (JSON or TOML)");
-  analyze->add_option("--threads", a.threads, "parser threads (0 = all cores)");
+  analyze->add_option("--threads", a.threads, "cores to use (0 = all)")
+      ->check(CLI::NonNegativeNumber);
   analyze->add_option("--split-bytes", a.split_bytes,
                       "split large event arrays into parts of this size (testing)");
+
+  BatchArgs b;
+  CLI::App* batch = app.add_subcommand(
+      "batch", "analyze every run under the given paths, in parallel, into one table");
+  batch->add_option("paths", b.paths, "run files or directories, or archives of runs")
+      ->required();
+  batch->add_option("--format", b.format, "output format: text, markdown, csv or json")
+      ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
+  batch->add_option("-o,--output", b.output, "write the table to this file");
+  batch->add_option("-j,--jobs", b.jobs, "runs analysed at once (0 = as many as cores)")
+      ->check(CLI::NonNegativeNumber);
+  batch->add_option("--threads", b.threads, "cores for the whole batch (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  batch->add_option("--max-depth", b.max_depth, "directory levels searched for runs")
+      ->check(CLI::NonNegativeNumber);
+  batch->add_option("--rules", b.rules, "rule selection globs, e.g. '-*,gpu-*'");
+  batch->add_option("--set", b.set_overrides, "rule option, <rule-id>.<Option>=value");
+  batch->add_option("--config", b.config_path, "rule options file (JSON or TOML)");
 
   RulesArgs r;
   CLI::App* rules = app.add_subcommand("rules", "list the rules and their options");
@@ -48,6 +68,7 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? code : kExitUsage;
   }
   if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
+  if (*batch) return RunBatch(b, std::cout, std::cerr);
   if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
   return kExitUsage;
 }

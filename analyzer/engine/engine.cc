@@ -19,12 +19,7 @@ namespace {
 // rounded once by the rules.
 constexpr double kShareSlack = 1e-6;
 
-struct Prepared {
-  std::vector<std::string> selected;
-  std::map<std::string, RuleOptions> options;
-};
-
-absl::StatusOr<Prepared> Prepare(const RuleRegistry& registry, const EngineOptions& options) {
+absl::StatusOr<PreparedRules> Prepare(const RuleRegistry& registry, const EngineOptions& options) {
   if (!registry.status().ok()) return registry.status();
   std::vector<OptionOverride> overrides;
   if (!options.config_path.empty()) {
@@ -37,7 +32,7 @@ absl::StatusOr<Prepared> Prepare(const RuleRegistry& registry, const EngineOptio
     if (!o.ok()) return o.status();
     overrides.push_back(std::move(*o));
   }
-  Prepared out;
+  PreparedRules out;
   absl::StatusOr<std::map<std::string, RuleOptions>> resolved =
       ResolveOptions(registry, overrides);
   if (!resolved.ok()) return resolved.status();
@@ -81,10 +76,25 @@ absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOpt
   return Prepare(registry, options).status();
 }
 
-absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const EngineOptions& options,
-                                      std::vector<AnalysisContext*>& ranks) {
-  absl::StatusOr<Prepared> prepared = Prepare(registry, options);
-  if (!prepared.ok()) return prepared.status();
+absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
+                                           const EngineOptions& options) {
+  return Prepare(registry, options);
+}
+
+std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,
+                                      AnalysisContext& rank) {
+  std::vector<RuleOutcome> outcomes;
+  outcomes.reserve(rules.selected.size());
+  for (const std::string& id : rules.selected) {
+    outcomes.push_back(registry.Find(id)->Check(rank, rules.options.at(id)));
+    outcomes.back().rule_id = id;
+  }
+  return outcomes;
+}
+
+EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules& rules,
+                               std::vector<AnalysisContext*>& ranks,
+                               std::vector<std::vector<RuleOutcome>> outcomes) {
   EngineResult result;
   std::vector<int> rank_names;
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -96,12 +106,10 @@ absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const Engine
   std::map<Key, std::map<size_t, Finding>> by_key;
   std::set<std::pair<std::string, std::string>> not_judged_seen;
   std::vector<double> share_sum(ranks.size(), 0.0);
-  for (const std::string& id : prepared->selected) {
-    const Rule* rule = registry.Find(id);
-    const RuleOptions& rule_options = prepared->options.at(id);
+  for (size_t k = 0; k < rules.selected.size(); ++k) {
+    const std::string& id = rules.selected[k];
     for (size_t r = 0; r < ranks.size(); ++r) {
-      RuleOutcome outcome = rule->Check(*ranks[r], rule_options);
-      outcome.rule_id = id;
+      RuleOutcome& outcome = outcomes[r][k];
       if (!outcome.applicable) {
         std::string reason = outcome.not_judged_reason.empty() ? "the trace lacks what it needs"
                                                                : outcome.not_judged_reason;
@@ -157,6 +165,15 @@ absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const Engine
   }
   RankFindings(result.findings);
   return result;
+}
+
+absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const EngineOptions& options,
+                                      std::vector<AnalysisContext*>& ranks) {
+  absl::StatusOr<PreparedRules> rules = PrepareRules(registry, options);
+  if (!rules.ok()) return rules.status();
+  std::vector<std::vector<RuleOutcome>> outcomes;
+  for (AnalysisContext* rank : ranks) outcomes.push_back(EvaluateRank(registry, *rules, *rank));
+  return MergeRankOutcomes(registry, *rules, ranks, std::move(outcomes));
 }
 
 }  // namespace tracelint

@@ -1,6 +1,7 @@
 #ifndef TRACELINT_ANALYZER_ENGINE_ENGINE_H_
 #define TRACELINT_ANALYZER_ENGINE_ENGINE_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,27 @@ struct EngineResult {
 // is read: bad registry, unknown rule or option, out-of-range value,
 // unreadable config, a --rules glob that matches nothing.
 absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOptions& options);
+
+// The selected rules (in selection order) with their resolved options.
+struct PreparedRules {
+  std::vector<std::string> selected;
+  std::map<std::string, RuleOptions> options;
+};
+absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
+                                           const EngineOptions& options);
+
+// Every selected rule on one rank, in selection order. Rules keep no state,
+// so ranks may be evaluated on different threads at once (one thread per
+// AnalysisContext).
+std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,
+                                      AnalysisContext& rank);
+
+// Merges outcomes[r] (EvaluateRank on ranks[r]) into the run's findings, as
+// RunRules does; serial and deterministic whatever order the ranks were
+// evaluated in.
+EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules& rules,
+                               std::vector<AnalysisContext*>& ranks,
+                               std::vector<std::vector<RuleOutcome>> outcomes);
 
 // Runs each selected rule on each rank (ranks in the given order; a rank is
 // named by its metadata rank, else its position). With >= 2 ranks, each

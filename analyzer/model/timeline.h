@@ -2,6 +2,7 @@
 #define TRACELINT_ANALYZER_MODEL_TIMELINE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -166,8 +167,10 @@ class Timeline {
 };
 
 // A run: one timeline per rank, ordered by rank (then by file name).
+// Timelines are held by pointer so that analyses started on a timeline while
+// others were still parsing keep a valid address.
 struct Run {
-  std::vector<Timeline> ranks;
+  std::vector<std::unique_ptr<Timeline>> ranks;
   std::vector<std::string> warnings;
 };
 

@@ -210,7 +210,49 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
   return d;
 }
 
+// Whether DiscoverDirectory would load `dir` itself rather than a run folder
+// below it. Only names are looked at: a stray .json makes a directory a run
+// that then fails as a row of the batch, which is better than skipping it.
+bool HoldsTracesItself(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir / "plugins" / "profile", ec)) return true;
+  if (dir.filename() == "profile" && dir.parent_path().filename() == "plugins") return true;
+  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false);
+  if (!files.ok()) return false;
+  return std::any_of(files->begin(), files->end(), [](const fs::path& f) {
+    return IsTraceCandidateName(f.filename().string());
+  });
+}
+
+void CollectRuns(const fs::path& dir, int depth_left, std::vector<std::string>& runs) {
+  if (HoldsTracesItself(dir)) {
+    runs.push_back(dir.string());
+    return;
+  }
+  if (depth_left <= 0) return;
+  absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(dir, true);
+  if (!subdirs.ok()) return;
+  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, runs);
+}
+
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, int max_depth) {
+  std::error_code ec;
+  fs::file_status st = fs::status(root, ec);
+  if (ec) return StatError(root, ec);
+  if (!fs::is_directory(st)) return std::vector<std::string>{root};
+  fs::path dir(root);
+  if (dir.filename().empty()) dir = dir.parent_path();
+  std::vector<std::string> runs;
+  CollectRuns(dir, max_depth, runs);
+  if (runs.empty()) {
+    return absl::NotFoundError(fmt::format("{}: no trace files found in it or in {} levels of "
+                                           "subdirectories; {}",
+                                           dir.string(), max_depth, kExpected));
+  }
+  return runs;
+}
 
 bool SplitPtTraceName(std::string_view name, std::string* worker, std::string* span) {
   std::string_view base;

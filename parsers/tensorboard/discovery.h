@@ -39,6 +39,14 @@ struct Discovery {
 absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,
                                          const DiscoveryOptions& options);
 
+// The runs under `root`, for `tracelint batch`: each one a path that
+// DiscoverTraces accepts. A file is one run; so is a directory holding
+// trace files itself, a TensorBoard log directory (plugins/profile/) or
+// plugins/profile itself. Any other directory is searched, subdirectories in
+// name order, at most `max_depth` levels down. NotFound when nothing under
+// `root` looks like a run.
+absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, int max_depth);
+
 // Splits "<worker>[.<stamp>].pt.trace.json[.gz]" (the TensorBoard plugin's
 // pattern); false when the name does not end in .pt.trace.json[.gz].
 bool SplitPtTraceName(std::string_view file_name, std::string* worker, std::string* span);

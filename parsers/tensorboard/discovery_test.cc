@@ -133,5 +133,54 @@ TEST(Discovery, SingleFilesAndErrors) {
   EXPECT_TRUE(absl::IsNotFound(DiscoverTraces(empty_dir_holder.path().string(), {}).status()));
 }
 
+std::vector<std::string> Relative(const std::vector<std::string>& paths,
+                                  const std::filesystem::path& root) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    out.push_back(std::filesystem::path(p).lexically_relative(root).string());
+  }
+  return out;
+}
+
+TEST(FindRunPaths, EveryRunOfAnArchiveInNameOrder) {
+  TempDir dir;
+  dir.Write("archive/b_run/rank0.pt.trace.json", kTiny);
+  dir.Write("archive/b_run/rank1.pt.trace.json", kTiny);
+  dir.Write("archive/a_run/worker0.pt.trace.json.gz", Gzip(std::string(kTiny)));
+  dir.Write("archive/tf/logs/plugins/profile/2024_01_01_00_00_00/h.xplane.pb", "x");
+  dir.Write("archive/tf/logs/plugins/profile/2024_01_02_00_00_00/h.xplane.pb", "x");
+  dir.Write("archive/notes/readme.txt", "not a run");
+  dir.Write("archive/deep/1/2/3/4/r.json", kTiny);
+  std::filesystem::path root = dir.path() / "archive";
+  absl::StatusOr<std::vector<std::string>> runs = FindRunPaths(root.string(), 3);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  // The TensorBoard log directory is one run (analyze picks its newest
+  // profile); the run four levels down is beyond the depth.
+  EXPECT_EQ(Relative(*runs, root),
+            (std::vector<std::string>{"a_run", "b_run", "tf/logs"}));
+  runs = FindRunPaths(root.string(), 5);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(Relative(*runs, root),
+            (std::vector<std::string>{"a_run", "b_run", "deep/1/2/3/4", "tf/logs"}));
+}
+
+TEST(FindRunPaths, AFileOrARunDirectoryIsOneRun) {
+  TempDir dir;
+  std::string file = dir.Write("run/rank0.pt.trace.json", kTiny);
+  EXPECT_EQ(*FindRunPaths(file, 3), std::vector<std::string>{file});
+  absl::StatusOr<std::vector<std::string>> runs = FindRunPaths((dir.path() / "run").string(), 3);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(Relative(*runs, dir.path()), std::vector<std::string>{"run"});
+}
+
+TEST(FindRunPaths, NothingFoundOrMissingIsAnError) {
+  TempDir dir;
+  dir.Write("empty/notes.txt", "x");
+  absl::Status none = FindRunPaths((dir.path() / "empty").string(), 3).status();
+  EXPECT_TRUE(absl::IsNotFound(none)) << none;
+  EXPECT_NE(none.message().find("no trace files found"), std::string::npos) << none;
+  EXPECT_FALSE(FindRunPaths((dir.path() / "missing").string(), 3).ok());
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -78,8 +78,8 @@ EngineResult Analyze(const Run& run) {
   RegisterAllRules(registry);
   std::vector<std::unique_ptr<AnalysisContext>> contexts;
   std::vector<AnalysisContext*> ranks;
-  for (const Timeline& tl : run.ranks) {
-    contexts.push_back(std::make_unique<AnalysisContext>(tl));
+  for (const std::unique_ptr<Timeline>& tl : run.ranks) {
+    contexts.push_back(std::make_unique<AnalysisContext>(*tl));
     ranks.push_back(contexts.back().get());
   }
   absl::StatusOr<EngineResult> r = RunRules(registry, EngineOptions{}, ranks);
@@ -94,12 +94,12 @@ TEST(XSpaceMultiHostTest, NewestRunLoadsOneRankPerHost) {
   ASSERT_TRUE(run.ok()) << run.status();
   ASSERT_EQ(run->ranks.size(), 2u);
   EXPECT_TRUE(run->warnings.empty()) << run->warnings.front();
-  EXPECT_EQ(run->ranks[0].metadata().host_name, "host_a");
-  EXPECT_EQ(run->ranks[1].metadata().host_name, "host_b");
-  for (const Timeline& tl : run->ranks) {
-    EXPECT_EQ(tl.metadata().format, "xspace");
-    ASSERT_EQ(tl.metadata().devices.size(), 1u);
-    EXPECT_EQ(tl.metadata().devices[0].sm_count, 108);
+  EXPECT_EQ(run->ranks[0]->metadata().host_name, "host_a");
+  EXPECT_EQ(run->ranks[1]->metadata().host_name, "host_b");
+  for (const std::unique_ptr<Timeline>& tl : run->ranks) {
+    EXPECT_EQ(tl->metadata().format, "xspace");
+    ASSERT_EQ(tl->metadata().devices.size(), 1u);
+    EXPECT_EQ(tl->metadata().devices[0].sm_count, 108);
   }
 }
 

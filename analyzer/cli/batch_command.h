@@ -1,0 +1,33 @@
+#ifndef TRACELINT_ANALYZER_CLI_BATCH_COMMAND_H_
+#define TRACELINT_ANALYZER_CLI_BATCH_COMMAND_H_
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tracelint {
+
+struct BatchArgs {
+  // Run archives: each path is a run (file, run directory, TensorBoard log
+  // directory) or is searched for runs (FindRunPaths).
+  std::vector<std::string> paths;
+  std::string format = "text";  // text | markdown | csv | json
+  std::string output;           // empty: stdout
+  int jobs = 0;                 // runs analysed at once; 0 = cores
+  int threads = 0;              // cores for the whole batch; 0 = the machine's
+  int max_depth = 6;            // directory levels searched for runs
+  std::string rules = "*";
+  std::vector<std::string> set_overrides;
+  std::string config_path;
+};
+
+// The whole `tracelint batch` job: every run analysed, `jobs` at a time,
+// each on its share of the cores, all under one memory budget; one row per
+// run in the order found. Exit code: kExitUnreadable when a run could not be
+// read (its row says why), else kExitDamaged when a run was damaged, else
+// kExitOk; kExitUsage for bad options.
+int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_CLI_BATCH_COMMAND_H_

@@ -1,0 +1,197 @@
+#include "analyzer/cli/batch_command.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/cli/exit_codes.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string SourceDir() {
+  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Batch(const BatchArgs& args) {
+  std::ostringstream out, err;
+  int code = RunBatch(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// archive/a: the DataLoader case study; archive/b: two healthy ranks;
+// archive/c: a JSON file that is not a trace.
+fs::path MakeArchive(const std::string& name) {
+  fs::path root = fs::path(::testing::TempDir()) / ("tracelint_batch_" + name);
+  fs::remove_all(root);
+  fs::path archive = root / "archive";
+  fs::create_directories(archive / "a");
+  fs::create_directories(archive / "b" / "nested");
+  fs::create_directories(archive / "c");
+  std::string rules = SourceDir() + "/testdata/rules/";
+  fs::copy_file(rules + "dataloader_starvation.json", archive / "a" / "rank0.json");
+  fs::copy_file(rules + "healthy.json", archive / "b" / "nested" / "rank0.json");
+  fs::copy_file(rules + "item_in_loop.json", archive / "b" / "nested" / "rank1.json");
+  std::ofstream(archive / "c" / "notes.json") << "{\"hello\": [1, 2, 3]}";
+  return root;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(BatchCommand, OneRowPerRunInOrderAndAnUnreadableRunIsExit3) {
+  fs::path root = MakeArchive("rows");
+  BatchArgs args;
+  args.paths = {(root / "archive").string()};
+  Result r = Batch(args);
+  EXPECT_EQ(r.code, kExitUnreadable) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  EXPECT_THAT(lines[0], StartsWith("run"));
+  EXPECT_THAT(lines[1], HasSubstr("archive/a "));
+  EXPECT_THAT(lines[1], HasSubstr("gpu-idle-gaps/data_loader"));
+  EXPECT_THAT(lines[2], HasSubstr("archive/b/nested"));
+  EXPECT_THAT(lines[3], HasSubstr("archive/c"));
+  EXPECT_THAT(lines[3], HasSubstr("error"));
+  EXPECT_THAT(lines[4], HasSubstr("3 runs: 2 analysed, 0 damaged, 1 could not be read"));
+  // The run that failed is named on stderr, once.
+  EXPECT_THAT(r.err, HasSubstr("archive/c"));
+}
+
+TEST(BatchCommand, TableIsIdenticalWhateverTheJobsAndThreads) {
+  fs::path root = MakeArchive("jobs");
+  BatchArgs base;
+  base.paths = {(root / "archive").string()};
+  base.format = "json";
+  base.jobs = 1;
+  base.threads = 1;
+  Result serial = Batch(base);
+  for (int jobs : {0, 2, 3}) {
+    for (int threads : {0, 1, 2, 4}) {
+      BatchArgs args = base;
+      args.jobs = jobs;
+      args.threads = threads;
+      Result r = Batch(args);
+      EXPECT_EQ(r.code, serial.code);
+      EXPECT_EQ(r.out, serial.out) << "jobs " << jobs << " threads " << threads;
+    }
+  }
+}
+
+TEST(BatchCommand, TruncatedRunIsDamagedWithExit4) {
+  fs::path root = fs::path(::testing::TempDir()) / "tracelint_batch_damaged";
+  fs::remove_all(root);
+  fs::create_directories(root / "cut");
+  std::string whole = ReadFile(SourceDir() + "/testdata/rules/dataloader_starvation.json");
+  std::ofstream(root / "cut" / "rank0.json", std::ios::binary)
+      << whole.substr(0, whole.size() * 2 / 3);
+  fs::create_directories(root / "ok");
+  fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", root / "ok" / "rank0.json");
+  BatchArgs args;
+  args.paths = {root.string()};
+  args.format = "csv";
+  Result r = Batch(args);
+  EXPECT_EQ(r.code, kExitDamaged) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_THAT(lines[0], StartsWith("run,status,ranks,steps,mean_step_ns,"));
+  EXPECT_THAT(lines[1], HasSubstr(",damaged,"));
+  EXPECT_THAT(lines[1], HasSubstr("byte"));
+  EXPECT_THAT(lines[2], HasSubstr(",ok,"));
+}
+
+TEST(BatchCommand, MarkdownIsATableForAPullRequest) {
+  fs::path root = MakeArchive("markdown");
+  BatchArgs args;
+  args.paths = {(root / "archive" / "a").string(), (root / "archive" / "b").string()};
+  args.format = "markdown";
+  Result r = Batch(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_THAT(lines[0], StartsWith("| run | status |"));
+  EXPECT_THAT(lines[1], StartsWith("|---|---|---:|"));
+  EXPECT_THAT(lines[2], HasSubstr("| ok | 1 |"));
+  EXPECT_THAT(lines[3], HasSubstr("| ok | 2 |"));
+}
+
+TEST(BatchCommand, RefusesToWriteIntoAnArchiveItReads) {
+  fs::path root = MakeArchive("nowrite");
+  BatchArgs args;
+  args.paths = {(root / "archive").string()};
+  args.output = (root / "archive" / "b" / "table.txt").string();
+  Result r = Batch(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_FALSE(fs::exists(args.output));
+  args.output = (root / "table.txt").string();
+  r = Batch(args);
+  EXPECT_EQ(r.code, kExitUnreadable);  // archive/c
+  EXPECT_THAT(ReadFile(args.output), HasSubstr("gpu-idle-gaps/data_loader"));
+}
+
+TEST(BatchCommand, MissingPathIsARowAndBadOptionsAreUsageErrors) {
+  BatchArgs args;
+  args.paths = {"/nonexistent/tracelint/archive"};
+  Result r = Batch(args);
+  EXPECT_EQ(r.code, kExitUnreadable);
+  EXPECT_THAT(r.out, HasSubstr("/nonexistent/tracelint/archive"));
+  args.set_overrides = {"gpu-idle-gaps.NoSuchOption=1"};
+  EXPECT_EQ(Batch(args).code, kExitUsage);
+  BatchArgs bad_format;
+  bad_format.paths = {"x"};
+  bad_format.format = "xml";
+  EXPECT_EQ(Batch(bad_format).code, kExitUsage);
+}
+
+TEST(BatchCommand, JsonValidatesAgainstTheBatchSchema) {
+  fs::path root = MakeArchive("schema");
+  BatchArgs args;
+  args.paths = {(root / "archive").string()};
+  args.format = "json";
+  args.output = (root / "table.json").string();
+  Result r = Batch(args);
+  ASSERT_EQ(r.code, kExitUnreadable) << r.err;
+  fs::path schema = fs::path(SourceDir()) / "analyzer/report/batch.schema.json";
+  fs::path script = fs::path(SourceDir()) / "analyzer/report/validate_report.py";
+  ASSERT_TRUE(fs::exists(schema)) << schema;
+  if (std::system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "python3 not found: schema validation skipped";
+  }
+  std::string cmd =
+      "python3 '" + script.string() + "' '" + schema.string() + "' '" + args.output + "'";
+  int rc = std::system(cmd.c_str());
+  ASSERT_NE(rc, -1);
+  int status = WEXITSTATUS(rc);
+  if (status == 77) GTEST_SKIP() << "python3 jsonschema module missing: schema validation skipped";
+  EXPECT_EQ(status, 0) << "batch table does not match batch.schema.json (errors above)";
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,121 @@
+#include "analyzer/cli/run_pipeline.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/step_metrics.h"
+#include "analyzer/analysis/steps.h"
+#include "analyzer/cli/exit_codes.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsInside(const fs::path& candidate, const fs::path& dir) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(candidate, ec);
+  if (ec) return false;
+  fs::path d = fs::weakly_canonical(dir, ec);
+  if (ec) return false;
+  auto [dir_end, c_it] = std::mismatch(d.begin(), d.end(), c.begin(), c.end());
+  return dir_end == d.end();
+}
+
+struct RankWork {
+  std::unique_ptr<AnalysisContext> context;
+  std::vector<RuleOutcome> outcomes;
+};
+
+}  // namespace
+
+std::vector<AnalysisContext*> AnalyzedRun::ContextPointers() const {
+  std::vector<AnalysisContext*> out;
+  for (const std::unique_ptr<AnalysisContext>& c : contexts) out.push_back(c.get());
+  return out;
+}
+
+absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegistry& registry,
+                                         const PreparedRules& rules,
+                                         const PipelineOptions& options) {
+  AnalyzedRun analyzed;
+  absl::StatusOr<Discovery> discovery = DiscoverTraces(path, options.discovery);
+  if (!discovery.ok()) return discovery.status();
+  analyzed.discovery = std::move(*discovery);
+
+  std::mutex mu;
+  absl::flat_hash_map<const Timeline*, RankWork> work;
+  LoadOptions load = options.load;
+  load.on_parsed = [&](Timeline& tl) {
+    RankWork w;
+    w.context = std::make_unique<AnalysisContext>(tl);
+    // Everything the rules and the report read, computed here on the
+    // parsing thread rather than later on the serial merge path.
+    w.context->steps();
+    w.context->device_activity();
+    w.context->step_metrics();
+    w.context->idle_attribution();
+    w.outcomes = EvaluateRank(registry, rules, *w.context);
+    std::lock_guard<std::mutex> lock(mu);
+    work.emplace(&tl, std::move(w));
+  };
+  absl::StatusOr<Run> run = LoadRun(analyzed.discovery, load);
+  if (!run.ok()) return run.status();
+  analyzed.run = std::move(*run);
+
+  std::vector<std::vector<RuleOutcome>> outcomes;
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    RankWork& w = work.at(tl.get());
+    analyzed.contexts.push_back(std::move(w.context));
+    outcomes.push_back(std::move(w.outcomes));
+  }
+  std::vector<AnalysisContext*> ranks = analyzed.ContextPointers();
+  analyzed.engine = MergeRankOutcomes(registry, rules, ranks, std::move(outcomes));
+  return analyzed;
+}
+
+absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path) {
+  if (output.empty()) return absl::OkStatus();
+  fs::path input(input_path);
+  std::error_code ec;
+  fs::path input_dir = fs::is_directory(input, ec) ? input : input.parent_path();
+  if (input_dir.empty()) input_dir = ".";
+  fs::path output_dir = fs::path(output).parent_path();
+  if (output_dir.empty()) output_dir = ".";
+  if (IsInside(output_dir, input_dir)) {
+    return absl::InvalidArgumentError(
+        fmt::format("refusing to write {} into the trace directory {} (write the report "
+                    "elsewhere)",
+                    output, input_dir.string()));
+  }
+  return absl::OkStatus();
+}
+
+int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
+  int exit_code = kExitOk;
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    const RunMetadata& m = tl->metadata();
+    if (m.truncated) {
+      warnings.push_back(fmt::format(
+          "{}: input ends early at byte {} of the decompressed stream; analysed the {} "
+          "complete events before it",
+          m.source_path, m.truncated_at_byte, m.events_read));
+      exit_code = kExitDamaged;
+    } else if (tl->diagnostics().HasAtLeast(Severity::kError)) {
+      warnings.push_back(
+          fmt::format("{}: damaged input, see import diagnostics", m.source_path));
+      exit_code = kExitDamaged;
+    }
+  }
+  for (const std::string& w : analyzed.run.warnings) warnings.push_back(w);
+  for (const std::string& w : analyzed.engine.warnings) warnings.push_back(w);
+  return exit_code;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,56 @@
+#ifndef TRACELINT_ANALYZER_CLI_RUN_PIPELINE_H_
+#define TRACELINT_ANALYZER_CLI_RUN_PIPELINE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
+#include "analyzer/model/timeline.h"
+#include "parsers/load_run.h"
+#include "parsers/tensorboard/discovery.h"
+
+namespace tracelint {
+
+struct PipelineOptions {
+  DiscoveryOptions discovery;
+  LoadOptions load;
+};
+
+// One run, analysed: what `analyze` reports and `batch` summarizes.
+struct AnalyzedRun {
+  Discovery discovery;
+  Run run;
+  // contexts[i] holds the analyses of run.ranks[i].
+  std::vector<std::unique_ptr<AnalysisContext>> contexts;
+  EngineResult engine;
+
+  std::vector<AnalysisContext*> ContextPointers() const;
+};
+
+// Discovers, loads and analyses the run at `path`. Each rank's analyses and
+// rule checks run on the thread that parsed it, as soon as it is parsed, so
+// one rank's analysis overlaps the parsing of the others; the merge across
+// ranks is serial and does not depend on which rank finished first.
+// Errors: the path holds no readable trace (discovery or every file failed).
+absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegistry& registry,
+                                         const PreparedRules& rules,
+                                         const PipelineOptions& options);
+
+// Refuses (InvalidArgument) an `output` file inside the directory of the
+// trace(s) at `input_path`: the tool never writes into what it reads (a
+// report there would be picked up as input by the next run, and the
+// directory may be a shared archive). Empty output (stdout) is fine.
+absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path);
+
+// kExitOk, or kExitDamaged when a rank's input was truncated or damaged; the
+// one-line reasons (without the "tracelint: " prefix) are appended to
+// `warnings`, followed by the load's and the engine's warnings.
+int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_CLI_RUN_PIPELINE_H_
