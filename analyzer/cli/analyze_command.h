@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/engine/engine.h"
+
 namespace tracelint {
 
 struct AnalyzeArgs {
@@ -17,9 +19,7 @@ struct AnalyzeArgs {
   double price_per_hour = 0;
   std::string span;
   std::string run;
-  std::string rules = "*";
-  std::vector<std::string> set_overrides;
-  std::string config_path;
+  EngineOptions engine;  // --rules, --set, --config
   int threads = 0;  // cores to use; 0 = the machine's
   int64_t split_bytes = 0;  // 0: parser default
 };

@@ -130,7 +130,7 @@ TEST(AnalyzeCommand, WritesTheReportElsewhere) {
 TEST(AnalyzeCommand, BadRuleOptionIsAUsageError) {
   AnalyzeArgs args;
   args.path = SourceDir() + "/testdata/example";
-  args.set_overrides = {"gpu-idle-gaps.NoSuchOption=3"};
+  args.engine.set_overrides = {"gpu-idle-gaps.NoSuchOption=3"};
   Result r = Analyze(args);
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_THAT(r.err, HasSubstr("NoSuchOption"));
@@ -139,7 +139,7 @@ TEST(AnalyzeCommand, BadRuleOptionIsAUsageError) {
 TEST(AnalyzeCommand, RuleSelectionDropsOtherRules) {
   AnalyzeArgs args;
   args.path = SourceDir() + "/testdata/example";
-  args.rules = "-*,tensor-*";
+  args.engine.rules_glob = "-*,tensor-*";
   Result r = Analyze(args);
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, Not(HasSubstr("[gpu-idle-gaps]")));

@@ -72,11 +72,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
   RuleRegistry registry;
   RegisterAllRules(registry);
-  EngineOptions engine_options;
-  engine_options.rules_glob = args.rules;
-  engine_options.set_overrides = args.set_overrides;
-  engine_options.config_path = args.config_path;
-  absl::StatusOr<PreparedRules> rules = PrepareRules(registry, engine_options);
+  absl::StatusOr<PreparedRules> rules = PrepareRules(registry, args.engine);
   if (!rules.ok()) {
     err << "tracelint: " << rules.status().message() << "\n";
     return kExitUsage;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/engine/engine.h"
+
 namespace tracelint {
 
 struct BatchArgs {
@@ -16,9 +18,7 @@ struct BatchArgs {
   int jobs = 0;                 // runs analysed at once; 0 = cores
   int threads = 0;              // cores for the whole batch; 0 = the machine's
   int max_depth = 6;            // directory levels searched for runs
-  std::string rules = "*";
-  std::vector<std::string> set_overrides;
-  std::string config_path;
+  EngineOptions engine;  // --rules, --set, --config
 };
 
 // The whole `tracelint batch` job: every run analysed, `jobs` at a time,

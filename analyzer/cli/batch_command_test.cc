@@ -1,13 +1,12 @@
 #include "analyzer/cli/batch_command.h"
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/report/schema_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -162,7 +161,7 @@ TEST(BatchCommand, MissingPathIsARowAndBadOptionsAreUsageErrors) {
   Result r = Batch(args);
   EXPECT_EQ(r.code, kExitUnreadable);
   EXPECT_THAT(r.out, HasSubstr("/nonexistent/tracelint/archive"));
-  args.set_overrides = {"gpu-idle-gaps.NoSuchOption=1"};
+  args.engine.set_overrides = {"gpu-idle-gaps.NoSuchOption=1"};
   EXPECT_EQ(Batch(args).code, kExitUsage);
   BatchArgs bad_format;
   bad_format.paths = {"x"};
@@ -178,19 +177,10 @@ TEST(BatchCommand, JsonValidatesAgainstTheBatchSchema) {
   args.output = (root / "table.json").string();
   Result r = Batch(args);
   ASSERT_EQ(r.code, kExitUnreadable) << r.err;
-  fs::path schema = fs::path(SourceDir()) / "analyzer/report/batch.schema.json";
-  fs::path script = fs::path(SourceDir()) / "analyzer/report/validate_report.py";
-  ASSERT_TRUE(fs::exists(schema)) << schema;
-  if (std::system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "python3 not found: schema validation skipped";
-  }
-  std::string cmd =
-      "python3 '" + script.string() + "' '" + schema.string() + "' '" + args.output + "'";
-  int rc = std::system(cmd.c_str());
-  ASSERT_NE(rc, -1);
-  int status = WEXITSTATUS(rc);
-  if (status == 77) GTEST_SKIP() << "python3 jsonschema module missing: schema validation skipped";
-  EXPECT_EQ(status, 0) << "batch table does not match batch.schema.json (errors above)";
+  std::string why;
+  testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", args.output, why);
+  if (check == testing::SchemaCheck::kSkipped) GTEST_SKIP() << why;
+  EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
 }
 
 }  // namespace

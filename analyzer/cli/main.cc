@@ -9,6 +9,16 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/rules_command.h"
 
+namespace {
+
+void AddRuleOptions(CLI::App& command, tracelint::EngineOptions& engine) {
+  command.add_option("--rules", engine.rules_glob, "rule selection globs, e.g. '-*,gpu-*'");
+  command.add_option("--set", engine.set_overrides, "rule option, <rule-id>.<Option>=value");
+  command.add_option("--config", engine.config_path, "rule options file (JSON or TOML)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace tracelint;
   CLI::App app{"tracelint: finds what wastes GPU time in profiler traces, ranked by the step "
@@ -30,9 +40,7 @@ int main(int argc, char** argv) {
                       "price of all machines of the run per hour (samples per dollar)");
   analyze->add_option("--span", a.span, "profiling span stamp to analyse (default newest)");
   analyze->add_option("--run", a.run, "TensorBoard run to analyse (default newest)");
-  analyze->add_option("--rules", a.rules, "rule selection globs, e.g. '-*,gpu-*'");
-  analyze->add_option("--set", a.set_overrides, "rule option, <rule-id>.<Option>=value");
-  analyze->add_option("--config", a.config_path, "rule options file (JSON or TOML)");
+  AddRuleOptions(*analyze, a.engine);
   analyze->add_option("--threads", a.threads, "cores to use (0 = all)")
       ->check(CLI::NonNegativeNumber);
   analyze->add_option("--split-bytes", a.split_bytes,
@@ -52,9 +60,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   batch->add_option("--max-depth", b.max_depth, "directory levels searched for runs")
       ->check(CLI::NonNegativeNumber);
-  batch->add_option("--rules", b.rules, "rule selection globs, e.g. '-*,gpu-*'");
-  batch->add_option("--set", b.set_overrides, "rule option, <rule-id>.<Option>=value");
-  batch->add_option("--config", b.config_path, "rule options file (JSON or TOML)");
+  AddRuleOptions(*batch, b.engine);
 
   RulesArgs r;
   CLI::App* rules = app.add_subcommand("rules", "list the rules and their options");

@@ -1,0 +1,51 @@
+#ifndef TRACELINT_ANALYZER_REPORT_SCHEMA_CHECK_H_
+#define TRACELINT_ANALYZER_REPORT_SCHEMA_CHECK_H_
+
+// Test support: validates a JSON file against a schema in analyzer/report/
+// with python3 + jsonschema (validate_report.py), which tests skip visibly
+// when either is missing.
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace tracelint::testing {
+
+enum class SchemaCheck { kValid, kInvalid, kSkipped };
+
+// `schema_file`: a name in analyzer/report/. Errors go to stderr; `why` says
+// why the check was skipped.
+inline SchemaCheck ValidateJsonFile(const std::string& schema_file, const std::string& json_path,
+                                    std::string& why) {
+  const char* src = std::getenv("TRACELINT_SOURCE_DIR");
+  std::filesystem::path root = std::filesystem::path(src != nullptr ? src : ".") / "analyzer/report";
+  std::filesystem::path schema = root / schema_file;
+  if (!std::filesystem::exists(schema)) {
+    why = schema.string() + " not found";
+    return SchemaCheck::kInvalid;
+  }
+  if (std::system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
+    why = "python3 not found: schema validation skipped";
+    return SchemaCheck::kSkipped;
+  }
+  std::string cmd = "python3 '" + (root / "validate_report.py").string() + "' '" +
+                    schema.string() + "' '" + json_path + "'";
+  int rc = std::system(cmd.c_str());
+  if (rc == -1) {
+    why = "cannot run python3";
+    return SchemaCheck::kInvalid;
+  }
+  int status = WEXITSTATUS(rc);
+  if (status == 77) {
+    why = "python3 jsonschema module missing: schema validation skipped";
+    return SchemaCheck::kSkipped;
+  }
+  why = status == 0 ? "" : json_path + " does not match " + schema_file + " (errors above)";
+  return status == 0 ? SchemaCheck::kValid : SchemaCheck::kInvalid;
+}
+
+}  // namespace tracelint::testing
+
+#endif  // TRACELINT_ANALYZER_REPORT_SCHEMA_CHECK_H_
