@@ -99,7 +99,7 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
         }
         auto owned = std::make_unique<Timeline>(std::move(*tl));
         AddNoStepMarkersNote(*owned);
-        if (options.on_parsed) options.on_parsed(*owned);
+        if (options.on_parsed) options.on_parsed(*owned, parse.threads);
         results[i] = std::move(owned);
       });
     }

@@ -28,9 +28,10 @@ struct LoadOptions {
   int cores = 0;
   // Called on the parsing thread as soon as a file's timeline is complete, at
   // the address it keeps in Run::ranks, so per-rank analysis of one file
-  // overlaps the parsing of the others. Must be safe to call concurrently
-  // for different timelines.
-  std::function<void(Timeline&)> on_parsed;
+  // overlaps the parsing of the others; `cores` is the file's share of the
+  // cores (its parse threads). Must be safe to call concurrently for
+  // different timelines.
+  std::function<void(Timeline& timeline, int cores)> on_parsed;
 };
 
 // Parses every discovered file into one Run, ranks ordered by rank then

@@ -51,7 +51,8 @@ TEST(LoadRun, OnParsedSeesEachLoadedTimelineAtItsFinalAddress) {
     std::vector<const Timeline*> seen;
     LoadOptions options;
     options.max_parallel_files = parallel;
-    options.on_parsed = [&](Timeline& tl) {
+    options.on_parsed = [&](Timeline& tl, int cores) {
+      EXPECT_GE(cores, 1);
       std::lock_guard<std::mutex> lock(mu);
       seen.push_back(&tl);
     };

@@ -1,5 +1,7 @@
 #include "analyzer/analysis/analysis_context.h"
 
+#include <mutex>
+
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_metrics.h"
@@ -7,33 +9,45 @@
 
 namespace tracelint {
 
-AnalysisContext::AnalysisContext(const Timeline& tl) : tl_(&tl) {}
+struct AnalysisContext::Cache {
+  std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once;
+  std::unique_ptr<StepSet> steps;
+  std::unique_ptr<std::vector<DeviceActivity>> device_activity;
+  std::unique_ptr<StepMetrics> step_metrics;
+  std::unique_ptr<IdleAttribution> idle_attribution;
+};
+
+AnalysisContext::AnalysisContext(const Timeline& tl)
+    : tl_(&tl), cache_(std::make_unique<Cache>()) {}
 AnalysisContext::~AnalysisContext() = default;
 AnalysisContext::AnalysisContext(AnalysisContext&&) = default;
 
 const StepSet& AnalysisContext::steps() {
-  if (!steps_) steps_ = std::make_unique<StepSet>(ComputeSteps(*tl_));
-  return *steps_;
+  std::call_once(cache_->steps_once,
+                 [&] { cache_->steps = std::make_unique<StepSet>(ComputeSteps(*tl_)); });
+  return *cache_->steps;
 }
 
 const std::vector<DeviceActivity>& AnalysisContext::device_activity() {
-  if (!device_activity_) {
-    device_activity_ =
+  std::call_once(cache_->device_activity_once, [&] {
+    cache_->device_activity =
         std::make_unique<std::vector<DeviceActivity>>(ComputeDeviceActivity(*tl_));
-  }
-  return *device_activity_;
+  });
+  return *cache_->device_activity;
 }
 
 const StepMetrics& AnalysisContext::step_metrics() {
-  if (!step_metrics_) step_metrics_ = std::make_unique<StepMetrics>(ComputeStepMetrics(*this));
-  return *step_metrics_;
+  std::call_once(cache_->step_metrics_once, [&] {
+    cache_->step_metrics = std::make_unique<StepMetrics>(ComputeStepMetrics(*this));
+  });
+  return *cache_->step_metrics;
 }
 
 const IdleAttribution& AnalysisContext::idle_attribution() {
-  if (!idle_attribution_) {
-    idle_attribution_ = std::make_unique<IdleAttribution>(ComputeIdleAttribution(*this));
-  }
-  return *idle_attribution_;
+  std::call_once(cache_->idle_once, [&] {
+    cache_->idle_attribution = std::make_unique<IdleAttribution>(ComputeIdleAttribution(*this));
+  });
+  return *cache_->idle_attribution;
 }
 
 }  // namespace tracelint

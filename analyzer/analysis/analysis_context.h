@@ -14,8 +14,9 @@ struct StepMetrics;
 struct IdleAttribution;
 
 // Derived analyses of one rank's timeline, each computed on first use and
-// cached. Each getter is defined next to its analysis (steps.cc,
-// device_activity.cc, ...). Not thread-safe: one context per rank.
+// cached. Thread-safe: an analysis asked for from two threads at once is
+// computed once and the second caller waits, so independent analyses of one
+// rank may run on different cores.
 class AnalysisContext {
  public:
   explicit AnalysisContext(const Timeline& tl);
@@ -31,11 +32,9 @@ class AnalysisContext {
   const IdleAttribution& idle_attribution();
 
  private:
+  struct Cache;
   const Timeline* tl_;
-  std::unique_ptr<StepSet> steps_;
-  std::unique_ptr<std::vector<DeviceActivity>> device_activity_;
-  std::unique_ptr<StepMetrics> step_metrics_;
-  std::unique_ptr<IdleAttribution> idle_attribution_;
+  std::unique_ptr<Cache> cache_;  // behind a pointer: once_flags do not move
 };
 
 }  // namespace tracelint

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -52,16 +54,25 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
   std::mutex mu;
   absl::flat_hash_map<const Timeline*, RankWork> work;
   LoadOptions load = options.load;
-  load.on_parsed = [&](Timeline& tl) {
+  load.on_parsed = [&](Timeline& tl, int cores) {
     RankWork w;
     w.context = std::make_unique<AnalysisContext>(tl);
     // Everything the rules and the report read, computed here on the
-    // parsing thread rather than later on the serial merge path.
+    // parsing thread rather than later on the serial merge path. The step
+    // metrics (for the report) and the idle attribution + rules need only
+    // the steps and device activity, so with a core to spare they run side
+    // by side.
     w.context->steps();
     w.context->device_activity();
-    w.context->step_metrics();
+    std::optional<std::thread> metrics;
+    if (cores > 1) {
+      metrics.emplace([&w] { w.context->step_metrics(); });
+    } else {
+      w.context->step_metrics();
+    }
     w.context->idle_attribution();
     w.outcomes = EvaluateRank(registry, rules, *w.context);
+    if (metrics) metrics->join();
     std::lock_guard<std::mutex> lock(mu);
     work.emplace(&tl, std::move(w));
   };
