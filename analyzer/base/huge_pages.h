@@ -7,6 +7,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace tracelint {
@@ -39,6 +40,28 @@ template <typename T>
 void ReserveHuge(std::vector<T>& v, size_t n) {
   v.reserve(n);
   AdviseHugePages(v);
+}
+
+// Gives the whole pages in [begin, end) back to the kernel; they read as
+// zeros afterwards. For a large array that is consumed front to back into
+// its successor (slices added one by one into the builder's columns): the
+// consumed part is returned as the successor grows, so the two are never
+// held in full at once. Returns where the next call should start: `end`
+// rounded down to a page, or `begin` when no whole page lies in the range.
+inline const void* ReleasePages(const void* begin, const void* end) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  static const uintptr_t kPageBytes = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first =
+      (reinterpret_cast<uintptr_t>(begin) + kPageBytes - 1) & ~(kPageBytes - 1);
+  const uintptr_t last = reinterpret_cast<uintptr_t>(end) & ~(kPageBytes - 1);
+  if (last <= first) return begin;
+  // Advice only: on failure the pages stay until the array is freed.
+  madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  return reinterpret_cast<const void*>(last);
+#else
+  (void)end;
+  return begin;
+#endif
 }
 
 }  // namespace tracelint

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <numeric>
+#include <type_traits>
 
 #include "analyzer/base/huge_pages.h"
+#include "analyzer/model/builder_helpers.h"
 #include "analyzer/model/classify.h"
 
 namespace tracelint {
@@ -47,24 +50,114 @@ uint32_t TimelineBuilder::AddSlice(const SliceSpec& spec) {
   p.args_count = 0;
   p.details = kNoIndex;
   pending_.push_back(p);
-  return static_cast<uint32_t>(pending_.size() - 1);
+  return static_cast<uint32_t>(slice_count() - 1);
 }
 
 void TimelineBuilder::AddArg(StringId key, const ArgValue& value) {
   args_.push_back(Arg{key, value});
-  pending_.back().args_count++;
+  if (pending_.empty()) {
+    merged_.args_count.back()++;  // the last slice came with a part
+  } else {
+    pending_.back().args_count++;
+  }
 }
 
 DeviceDetails& TimelineBuilder::AddDetails() {
-  PendingSlice& p = pending_.back();
-  if (p.details == kNoIndex) {
-    p.details = static_cast<uint32_t>(details_.size());
+  uint32_t& d = pending_.empty() ? merged_.details.back() : pending_.back().details;
+  if (d == kNoIndex) {
+    d = static_cast<uint32_t>(details_.size());
     details_.emplace_back();
   }
-  return details_[p.details];
+  return details_[d];
+}
+
+using builder_internal::ForEachInputColumn;
+using builder_internal::GrowFor;
+
+void TimelineBuilder::AppendSlices(const SliceColumns& from_cols,
+                                   std::span<const PendingSlice> from,
+                                   const std::vector<TrackId>& tmap,
+                                   const std::vector<StringId>& smap, uint32_t args_base,
+                                   uint32_t details_base) {
+  SliceColumns& c = merged_;
+  const size_t base = c.size();
+  const size_t added = from_cols.size() + from.size();
+  // Sized once, then written by index: 11 push_backs per slice would check
+  // capacity 11 times. The zeros written by resize() stay in cache.
+  ForEachInputColumn(c, c, [&](auto& column, auto&) {
+    GrowFor(column, base + added);
+    column.resize(base + added);
+  });
+  auto remap_details = [details_base](uint32_t d) {
+    return d == kNoIndex ? kNoIndex : d + details_base;
+  };
+  size_t i = base;
+  for (size_t j = 0; j < from_cols.size(); ++j, ++i) {
+    c.ts_ns[i] = from_cols.ts_ns[j];
+    c.dur_ns[i] = from_cols.dur_ns[j];
+    c.correlation[i] = from_cols.correlation[j];
+    c.external_id[i] = from_cols.external_id[j];
+    c.track[i] = tmap[from_cols.track[j]];
+    c.name[i] = smap[from_cols.name[j]];
+    c.args_begin[i] = from_cols.args_begin[j] + args_base;
+    c.args_count[i] = from_cols.args_count[j];
+    c.details[i] = remap_details(from_cols.details[j]);
+    c.flags[i] = from_cols.flags[j];
+    c.kind[i] = from_cols.kind[j];
+  }
+  for (const PendingSlice& p : from) {
+    c.ts_ns[i] = p.ts_ns;
+    c.dur_ns[i] = p.dur_ns;
+    c.correlation[i] = p.correlation;
+    c.external_id[i] = p.external_id;
+    c.track[i] = tmap[p.track];
+    c.name[i] = smap[p.name];
+    c.args_begin[i] = p.args_begin + args_base;
+    c.args_count[i] = p.args_count;
+    c.details[i] = remap_details(p.details);
+    c.flags[i] = p.flags;
+    c.kind[i] = p.kind;
+    ++i;
+  }
+}
+
+void TimelineBuilder::FlushPending() {
+  if (pending_.empty()) return;
+  // Front to back in blocks, returning each consumed block's pages: a
+  // builder filled slice by slice (no parts) never holds its slices twice.
+  std::vector<TrackId> tmap(tracks_.size());
+  std::iota(tmap.begin(), tmap.end(), TrackId{0});
+  std::vector<StringId> smap(strings_.size());
+  std::iota(smap.begin(), smap.end(), StringId{0});
+  if (merged_.size() == 0) {
+    ForEachInputColumn(merged_, merged_,
+                       [&](auto& column, auto&) { ReserveHuge(column, pending_.size()); });
+  }
+  constexpr size_t kBlockSlices = size_t{1} << 15;
+  const SliceColumns none;
+  const void* released = pending_.data();
+  for (size_t begin = 0; begin < pending_.size(); begin += kBlockSlices) {
+    const size_t end = std::min(pending_.size(), begin + kBlockSlices);
+    AppendSlices(none, std::span<const PendingSlice>(pending_).subspan(begin, end - begin), tmap,
+                 smap, 0, 0);
+    released = ReleasePages(released, pending_.data() + end);
+  }
+  std::vector<PendingSlice>().swap(pending_);
+}
+
+void TimelineBuilder::ReserveScaled(double factor) {
+  auto scaled = [factor](size_t n) { return static_cast<size_t>(static_cast<double>(n) * factor); };
+  FlushPending();
+  const size_t slices = scaled(merged_.size());
+  ForEachInputColumn(merged_, merged_, [&](auto& column, auto&) { ReserveHuge(column, slices); });
+  ReserveHuge(args_, scaled(args_.size()));
+  ReserveHuge(details_, scaled(details_.size()));
+  ReserveHuge(flow_points_, scaled(flow_points_.size()));
 }
 
 void TimelineBuilder::Append(TimelineBuilder&& part) {
+  // Slices added here before this part come first.
+  FlushPending();
   std::vector<StringId> smap(part.strings_.size());
   for (size_t i = 0; i < smap.size(); ++i) {
     smap[i] = strings_.Intern(part.strings_.Get(static_cast<StringId>(i)));
@@ -80,26 +173,20 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   uint32_t args_base = static_cast<uint32_t>(args_.size());
   uint32_t details_base = static_cast<uint32_t>(details_.size());
   // Bulk copy, then remap in place: cheaper than a push_back per element.
+  // Parts are appended as they are parsed, so the final sizes are unknown.
+  auto grow = [](auto& v, size_t needed) { GrowFor(v, needed); };
+  grow(args_, args_.size() + part.args_.size());
   args_.insert(args_.end(), part.args_.begin(), part.args_.end());
   for (size_t i = args_base; i < args_.size(); ++i) {
     Arg& a = args_[i];
     a.key = smap[a.key];
     if (a.value.type == ArgValue::Type::kString) a.value.s = smap[a.value.s];
   }
+  grow(details_, details_.size() + part.details_.size());
   details_.insert(details_.end(), part.details_.begin(), part.details_.end());
-  // Grow geometrically: an exact reserve per part would copy everything
-  // merged so far once per part (quadratic in the number of parts).
-  size_t pending_base = pending_.size();
-  size_t needed = pending_base + part.pending_.size();
-  if (needed > pending_.capacity()) pending_.reserve(std::max(needed, 2 * pending_.capacity()));
-  pending_.insert(pending_.end(), part.pending_.begin(), part.pending_.end());
-  for (size_t i = pending_base; i < needed; ++i) {
-    PendingSlice& p = pending_[i];
-    p.track = tmap[p.track];
-    p.name = smap[p.name];
-    p.args_begin += args_base;
-    if (p.details != kNoIndex) p.details += details_base;
-  }
+  // The part's slices: those it merged from parts of its own, then its own.
+  AppendSlices(part.merged_, part.pending_, tmap, smap, args_base, details_base);
+  grow(flow_points_, flow_points_.size() + part.flow_points_.size());
   for (FlowPoint f : part.flow_points_) {
     f.track = tmap[f.track];
     f.category = smap[f.category];
@@ -139,12 +226,17 @@ struct TimelineBuilder::TrackSortKey {
   }
 };
 
+struct TimelineBuilder::TrackScratch {
+  std::vector<TrackSortKey> keys;
+  std::vector<uint32_t> stack;
+};
+
 void TimelineBuilder::SortTrackSlices(std::vector<uint32_t>& slices,
                                       std::vector<TrackSortKey>& keys) const {
   keys.resize(slices.size());
+  const SliceColumns& c = merged_;
   for (size_t i = 0; i < slices.size(); ++i) {
-    const PendingSlice& p = pending_[slices[i]];
-    keys[i] = TrackSortKey{p.ts_ns, p.dur_ns, slices[i]};
+    keys[i] = TrackSortKey{c.ts_ns[slices[i]], c.dur_ns[slices[i]], slices[i]};
   }
   // Profilers mostly write each thread's events in time order already.
   if (std::is_sorted(keys.begin(), keys.end())) return;
@@ -152,47 +244,41 @@ void TimelineBuilder::SortTrackSlices(std::vector<uint32_t>& slices,
   for (size_t i = 0; i < slices.size(); ++i) slices[i] = keys[i].index;
 }
 
-namespace {
+using builder_internal::NoScratch;
+using builder_internal::ParallelFor;
 
-// std::partition_point over a[lo, hi) (`pred` holds on a prefix), galloping
-// outward from `hint`: O(log distance to the answer).
-template <typename Pred>
-size_t PartitionPointNear(const TimeNs* a, size_t lo, size_t hi, size_t hint, Pred pred) {
-  hint = std::clamp(hint, lo, hi);
-  size_t left;
-  size_t right;  // the answer lies in [left, right]
-  size_t step = 1;
-  if (hint < hi && pred(a[hint])) {
-    left = hint + 1;
-    for (;;) {
-      size_t probe = hi - left > step ? left + step : hi;
-      if (probe == hi || !pred(a[probe])) {
-        right = probe;
-        break;
-      }
-      left = probe + 1;
-      step *= 2;
+void TimelineBuilder::WalkTrack(const std::vector<uint32_t>& list, TimeNs clamp_ns,
+                                std::vector<uint32_t>& stack, std::vector<uint32_t>& moved_out,
+                                int64_t& clamped) {
+  // `list` is in (ts, -dur, input order). A slice ending after its parent is
+  // clamped when the overshoot is at most clamp_ns, else moved out (it stays
+  // in `list`; the caller drops it from the track at the next pass).
+  std::vector<TimeNs>& ts = merged_.ts_ns;
+  std::vector<TimeNs>& dur = merged_.dur_ns;
+  stack.clear();
+  for (uint32_t idx : list) {
+    while (!stack.empty()) {
+      const uint32_t top = stack.back();
+      if (ts[top] + dur[top] > ts[idx]) break;
+      stack.pop_back();
     }
-  } else {
-    right = hint;
-    for (;;) {
-      size_t probe = right - lo > step ? right - step : lo;
-      if (probe == lo) {
-        left = lo;
-        break;
+    if (!stack.empty()) {
+      const uint32_t parent = stack.back();
+      TimeNs parent_end = ts[parent] + dur[parent];
+      TimeNs end = ts[idx] + dur[idx];
+      if (end > parent_end) {
+        if (end - parent_end <= clamp_ns) {
+          dur[idx] = parent_end - ts[idx];
+          ++clamped;
+        } else {
+          moved_out.push_back(idx);
+          continue;
+        }
       }
-      if (pred(a[probe])) {
-        left = probe + 1;
-        break;
-      }
-      right = probe;
-      step *= 2;
     }
+    stack.push_back(idx);
   }
-  return static_cast<size_t>(std::partition_point(a + left, a + right, pred) - a);
 }
-
-}  // namespace
 
 void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl,
                                     std::vector<uint32_t>& order) {
@@ -209,83 +295,75 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
   std::vector<std::vector<uint32_t>> by_track(tracks_.size());
   {
     std::vector<uint32_t> counts(tracks_.size(), 0);
-    for (const PendingSlice& p : pending_) ++counts[p.track];
+    const std::vector<TrackId>& track = merged_.track;
+    for (TrackId t : track) ++counts[t];
     for (size_t t = 0; t < tracks_.size(); ++t) by_track[t].reserve(counts[t]);
-    for (uint32_t i = 0; i < pending_.size(); ++i) by_track[pending_[i].track].push_back(i);
+    for (uint32_t i = 0; i < track.size(); ++i) by_track[track[i]].push_back(i);
   }
+  // Threads pay off only for large timelines.
+  const int threads = merged_.size() >= (size_t{1} << 16) ? options.threads : 1;
   std::vector<std::vector<uint32_t>> incoming(tracks_.size());
   std::vector<TrackId> overflow_track(tracks_.size(), kNoIndex);
   std::vector<uint8_t> dirty(tracks_.size(), 1);
-  std::vector<TrackSortKey> keys;
-  std::vector<uint32_t> stack;
   int64_t clamped = 0;
   int64_t moved = 0;
   for (bool first_pass = true;; first_pass = false) {
     const size_t track_count = tracks_.size();
+    // Tracks are independent within a pass: each is sorted and walked on
+    // its own (in parallel), touching only its own slices. Moving slices
+    // out creates tracks, so that is done afterwards, track by track in
+    // order, which numbers the overflow tracks as a serial walk would.
+    std::vector<TrackId> work;
     for (TrackId t = 0; t < track_count; ++t) {
-      if (!dirty[t]) continue;
+      if (dirty[t]) work.push_back(t);
+    }
+    std::vector<TrackId> largest_first = work;
+    std::stable_sort(largest_first.begin(), largest_first.end(), [&](TrackId x, TrackId y) {
+      return by_track[x].size() + incoming[x].size() > by_track[y].size() + incoming[y].size();
+    });
+    std::vector<std::vector<uint32_t>> moved_out(track_count);
+    std::vector<int64_t> clamped_in(track_count, 0);
+    ParallelFor<TrackScratch>(threads, work.size(), [&](size_t w, TrackScratch& scratch) {
+      const TrackId t = largest_first[w];
       std::vector<uint32_t>& list = by_track[t];
       if (!first_pass) {
-        std::erase_if(list, [&](uint32_t i) { return pending_[i].track != t; });
+        std::erase_if(list, [&](uint32_t i) { return merged_.track[i] != t; });
         list.insert(list.end(), incoming[t].begin(), incoming[t].end());
         std::vector<uint32_t>().swap(incoming[t]);
       }
-      SortTrackSlices(list, keys);
-    }
+      SortTrackSlices(list, scratch.keys);
+      WalkTrack(list, options.nesting_clamp_ns, scratch.stack, moved_out[t], clamped_in[t]);
+    });
     std::vector<uint8_t> next_dirty(track_count, 0);
     bool any_moved = false;
-    for (TrackId t = 0; t < track_count; ++t) {
-      if (!dirty[t]) continue;
-      // Creating an overflow track grows by_track: walk a local list.
-      std::vector<uint32_t> list = std::move(by_track[t]);
-      stack.clear();
-      for (uint32_t idx : list) {
-        PendingSlice& s = pending_[idx];
-        while (!stack.empty()) {
-          const PendingSlice& top = pending_[stack.back()];
-          if (top.ts_ns + top.dur_ns > s.ts_ns) break;
-          stack.pop_back();
-        }
-        if (!stack.empty()) {
-          const PendingSlice& parent = pending_[stack.back()];
-          TimeNs parent_end = parent.ts_ns + parent.dur_ns;
-          TimeNs end = s.ts_ns + s.dur_ns;
-          if (end > parent_end) {
-            next_dirty[t] = 1;
-            if (end - parent_end <= options.nesting_clamp_ns) {
-              s.dur_ns = parent_end - s.ts_ns;
-              ++clamped;
-            } else {
-              TrackId to = overflow_track[t];
-              if (to == kNoIndex) {
-                to = static_cast<TrackId>(tracks_.size());
-                Track track = tracks_[t];
-                track.overflow_of = tracks_[t].overflow_of == kNoIndex ? t : tracks_[t].overflow_of;
-                tracks_.push_back(track);
-                by_track.emplace_back();
-                incoming.emplace_back();
-                overflow_track.push_back(kNoIndex);
-                next_dirty.push_back(0);
-                overflow_track[t] = to;
-              }
-              s.track = to;
-              incoming[to].push_back(idx);
-              next_dirty[to] = 1;
-              ++moved;
-              any_moved = true;
-              continue;
-            }
-          }
-        }
-        stack.push_back(idx);
+    for (TrackId t : work) {
+      clamped += clamped_in[t];
+      if (clamped_in[t] > 0) next_dirty[t] = 1;
+      if (moved_out[t].empty()) continue;
+      next_dirty[t] = 1;
+      TrackId to = overflow_track[t];
+      if (to == kNoIndex) {
+        to = static_cast<TrackId>(tracks_.size());
+        Track track = tracks_[t];
+        track.overflow_of = tracks_[t].overflow_of == kNoIndex ? t : tracks_[t].overflow_of;
+        tracks_.push_back(track);
+        by_track.emplace_back();
+        incoming.emplace_back();
+        overflow_track.push_back(kNoIndex);
+        next_dirty.push_back(0);
+        overflow_track[t] = to;
       }
-      by_track[t] = std::move(list);
+      for (uint32_t idx : moved_out[t]) merged_.track[idx] = to;
+      incoming[to].insert(incoming[to].end(), moved_out[t].begin(), moved_out[t].end());
+      next_dirty[to] = 1;
+      moved += static_cast<int64_t>(moved_out[t].size());
+      any_moved = true;
     }
     if (!any_moved) break;
     dirty = std::move(next_dirty);
   }
   order.clear();
-  ReserveHuge(order, pending_.size());
+  ReserveHuge(order, merged_.size());
   for (size_t t = 0; t < tracks_.size(); ++t) {
     order.insert(order.end(), by_track[t].begin(), by_track[t].end());
   }
@@ -301,156 +379,11 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
   }
 }
 
-void TimelineBuilder::LinkCorrelations(Timeline& tl) {
-  SliceColumns& c = tl.slices_;
-  auto is_launch = [&c](SliceId s) {
-    EventKind k = c.kind[s];
-    return (k == EventKind::kRuntime || k == EventKind::kDriver) && c.correlation[s] != 0;
-  };
-  size_t launch_count = 0;
-  int64_t min_id = INT64_MAX;
-  int64_t max_id = INT64_MIN;
-  for (SliceId s = 0; s < c.size(); ++s) {
-    if (!is_launch(s)) continue;
-    ++launch_count;
-    min_id = std::min(min_id, c.correlation[s]);
-    max_id = std::max(max_id, c.correlation[s]);
-  }
-  // Profilers number correlations with a counter: when the ids are dense, a
-  // table indexed by id replaces the hash map (and its cache misses). Either
-  // way the first launch with an id wins.
-  // Unsigned: the span of arbitrary int64 ids can exceed INT64_MAX.
-  auto offset_of = [min_id](int64_t id) {
-    return static_cast<uint64_t>(id) - static_cast<uint64_t>(min_id);
-  };
-  const bool dense = launch_count > 0 && offset_of(max_id) < 4 * launch_count + 1024;
-  std::vector<SliceId> by_id;
-  absl::flat_hash_map<int64_t, SliceId> launches;
-  if (dense) {
-    by_id.assign(offset_of(max_id) + 1, kNoIndex);
-  } else {
-    launches.reserve(launch_count);
-  }
-  int64_t duplicate = 0;
-  for (SliceId s = 0; s < c.size(); ++s) {
-    if (!is_launch(s)) continue;
-    bool added;
-    if (dense) {
-      SliceId& slot = by_id[offset_of(c.correlation[s])];
-      added = slot == kNoIndex;
-      if (added) slot = s;
-    } else {
-      added = launches.emplace(c.correlation[s], s).second;
-    }
-    if (!added) ++duplicate;
-  }
-  auto find_launch = [&](int64_t id) -> SliceId {
-    if (dense) {
-      if (id < min_id || id > max_id) return kNoIndex;
-      return by_id[offset_of(id)];
-    }
-    auto it = launches.find(id);
-    return it == launches.end() ? kNoIndex : it->second;
-  };
-  int64_t orphans = 0;
-  int64_t with_id = 0;
-  for (SliceId s = 0; s < c.size(); ++s) {
-    EventKind k = c.kind[s];
-    if (!IsDeviceKind(k) || k == EventKind::kGpuUserAnnotation) continue;
-    if (c.correlation[s] == 0) continue;
-    ++with_id;
-    SliceId launch = find_launch(c.correlation[s]);
-    if (launch == kNoIndex) {
-      if (IsDeviceActivity(k)) ++orphans;
-      continue;
-    }
-    c.launch[s] = launch;
-    if (IsDeviceActivity(k)) c.flags[launch] |= kFlagLaunch;
-  }
-  if (duplicate > 0) {
-    tl.diagnostics_.Add("duplicate_correlation", Severity::kWarning,
-                        "runtime calls sharing a correlation id; the first is linked", duplicate);
-  }
-  if (orphans > 0) {
-    tl.diagnostics_.Add("device_activity_without_launch", Severity::kInfo,
-                        "device activities whose correlation id has no runtime call in the trace "
-                        "(launched outside the window, filtered, or graph replays)",
-                        orphans);
-  }
-}
-
-void TimelineBuilder::ResolveFlows(Timeline& tl) {
-  const SliceColumns& c = tl.slices_;
-  // Consecutive flow points of a track are mostly close in time: searching
-  // outward from the previous answer on the track touches a few cache lines
-  // instead of a full binary search's worth.
-  std::vector<size_t> near(tl.track_begin_.size(), 0);
-  // The deepest slice on `track` that contains ts (or, for a non-enclosing
-  // binding, the first slice starting at or after ts).
-  auto bind = [&](const FlowPoint& p) -> SliceId {
-    if (p.track + 1 >= tl.track_begin_.size()) return kNoIndex;
-    SliceId lo = tl.track_begin_[p.track];
-    SliceId hi = tl.track_begin_[p.track + 1];
-    const TimeNs ts_ns = p.ts_ns;
-    size_t& hint = near[p.track];
-    if (!p.bind_enclosing) {
-      // lower_bound: the first slice with ts >= ts_ns.
-      size_t at = PartitionPointNear(c.ts_ns.data(), lo, hi, hint,
-                                     [ts_ns](TimeNs t) { return t < ts_ns; });
-      hint = at;
-      return at == hi ? kNoIndex : static_cast<SliceId>(at);
-    }
-    // upper_bound: the first slice with ts > ts_ns.
-    size_t at = PartitionPointNear(c.ts_ns.data(), lo, hi, hint,
-                                   [ts_ns](TimeNs t) { return t <= ts_ns; });
-    hint = at;
-    if (at == lo) return kNoIndex;
-    SliceId s = static_cast<SliceId>(at) - 1;
-    while (s != kNoIndex && c.end_ns(s) < ts_ns) s = c.parent[s];
-    return s;
-  };
-  absl::flat_hash_map<std::pair<StringId, int64_t>, size_t> open;
-  tl.flows_.reserve(flow_points_.size() / 2);
-  int64_t unresolved = 0;
-  for (const FlowPoint& p : flow_points_) {
-    SliceId s = bind(p);
-    auto key = std::make_pair(p.category, p.id);
-    if (p.is_start) {
-      Flow f;
-      f.id = p.id;
-      f.category = p.category;
-      f.from = s;
-      open[key] = tl.flows_.size();
-      tl.flows_.push_back(f);
-    } else {
-      auto it = open.find(key);
-      if (it == open.end()) {
-        ++unresolved;
-        continue;
-      }
-      tl.flows_[it->second].to = s;
-      open.erase(it);
-    }
-  }
-  std::vector<Flow> kept;
-  kept.reserve(tl.flows_.size());
-  for (const Flow& f : tl.flows_) {
-    if (f.from == kNoIndex || f.to == kNoIndex) {
-      ++unresolved;
-    } else {
-      kept.push_back(f);
-    }
-  }
-  tl.flows_ = std::move(kept);
-  if (unresolved > 0) {
-    tl.diagnostics_.Add("flow_unresolved", Severity::kInfo,
-                        "flow arrows with a missing end or no slice at their time", unresolved);
-  }
-}
-
 absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& options) && {
   Timeline tl;
   tl.diagnostics_ = std::move(diagnostics_);
+  FlushPending();
+  SliceColumns& in = merged_;
   {
     // Flags depend only on (kind, name), and names repeat: classify each
     // name once per kind seen with it (almost always one).
@@ -460,54 +393,41 @@ absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& option
       bool valid = false;
     };
     std::vector<Cached> by_name(strings_.size());
-    for (PendingSlice& p : pending_) {
-      Cached& c = by_name[p.name];
-      if (!c.valid || c.kind != p.kind) {
-        c = Cached{p.kind, ClassifyFlags(p.kind, strings_.Get(p.name)), true};
+    for (size_t i = 0; i < in.size(); ++i) {
+      const EventKind kind = in.kind[i];
+      Cached& c = by_name[in.name[i]];
+      if (!c.valid || c.kind != kind) {
+        c = Cached{kind, ClassifyFlags(kind, strings_.Get(in.name[i])), true};
       }
-      p.flags |= c.flags;
+      in.flags[i] |= c.flags;
     }
   }
   std::vector<uint32_t> order;
   RepairNesting(options, tl, order);
-
+  // Each column is put in final order and its input-order copy freed, one
+  // column at a time (two with two threads), so the slices are never held
+  // twice in full.
+  const size_t n = in.size();
   SliceColumns& c = tl.slices_;
-  size_t n = order.size();
-  auto sized = [n](auto& column) {
-    ReserveHuge(column, n);
-    column.resize(n);
+  auto gather = [&order, n](auto& from, auto& to) {
+    ReserveHuge(to, n);
+    for (size_t i = 0; i < n; ++i) to.push_back(from[order[i]]);
+    std::remove_reference_t<decltype(from)>().swap(from);
   };
-  sized(c.ts_ns);
-  sized(c.dur_ns);
-  sized(c.track);
-  sized(c.name);
-  sized(c.kind);
-  sized(c.flags);
-  sized(c.depth);
+  // Columns are independent: gathered in parallel, widest first.
+  std::vector<std::function<void()>> columns;
+  ForEachInputColumn(in, c, [&](auto& from, auto& to) {
+    columns.push_back([&gather, &from, &to] { gather(from, to); });
+  });
+  ParallelFor<NoScratch>(n >= (size_t{1} << 16) ? options.threads : 1, columns.size(),
+                         [&](size_t i, NoScratch&) { columns[i](); });
+  std::vector<uint32_t>().swap(order);
+  ReserveHuge(c.depth, n);
+  c.depth.resize(n);
   ReserveHuge(c.parent, n);
   c.parent.assign(n, kNoIndex);
-  sized(c.correlation);
-  sized(c.external_id);
-  sized(c.args_begin);
-  sized(c.args_count);
-  sized(c.details);
   ReserveHuge(c.launch, n);
   c.launch.assign(n, kNoIndex);
-  for (size_t i = 0; i < n; ++i) {
-    const PendingSlice& p = pending_[order[i]];
-    c.ts_ns[i] = p.ts_ns;
-    c.dur_ns[i] = p.dur_ns;
-    c.track[i] = p.track;
-    c.name[i] = p.name;
-    c.kind[i] = p.kind;
-    c.flags[i] = p.flags;
-    c.correlation[i] = p.correlation;
-    c.external_id[i] = p.external_id;
-    c.args_begin[i] = p.args_begin;
-    c.args_count[i] = p.args_count;
-    c.details[i] = p.details;
-  }
-  std::vector<PendingSlice>().swap(pending_);
 
   // Parents and depths: after the repair every track nests properly.
   tl.track_begin_.assign(tracks_.size() + 1, static_cast<SliceId>(n));

@@ -2,6 +2,7 @@
 #define TRACELINT_ANALYZER_MODEL_TIMELINE_BUILDER_H_
 
 #include <cstdint>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct FinalizeOptions {
   // A child that ends after its parent by at most this much is clamped into
   // it; a larger overshoot moves the child to an overflow track.
   TimeNs nesting_clamp_ns = 1000;
+  // Threads for the per-track and per-column work; the result does not
+  // depend on it.
+  int threads = 1;
 };
 
 // Parsers write only through this. Several builders can parse parts of one
@@ -69,14 +73,19 @@ class TimelineBuilder {
 
   RunMetadata& metadata() { return metadata_; }
   ImportDiagnostics& diagnostics() { return diagnostics_; }
-  size_t slice_count() const { return pending_.size(); }
+  size_t slice_count() const { return merged_.size() + pending_.size(); }
   size_t arg_count() const { return args_.size(); }
-  // Makes room for this many slices and args in all, so that appending
-  // parts whose sizes are known does not regrow (and copy) the storage.
+  // Makes room for this many slices added by AddSlice and args, so that
+  // filling a builder whose size is known does not regrow (and copy) them.
   void Reserve(size_t slices, size_t args) {
     ReserveHuge(pending_, slices);
     ReserveHuge(args_, args);
   }
+  // Makes room for `factor` times the current slices, args, device details
+  // and flow points: for a caller appending parts as they are parsed, which
+  // can project the final size from the share of the input read so far.
+  // Only capacity is reserved; pages are touched as they are filled.
+  void ReserveScaled(double factor);
 
   // Moves `part`'s contents after this builder's, remapping ids. Metadata
   // fields unset here are taken from the part.
@@ -85,8 +94,8 @@ class TimelineBuilder {
   absl::StatusOr<Timeline> Finalize(const FinalizeOptions& options = {}) &&;
 
  private:
-  // Field order packs this into 56 bytes (no padding holes): it is the
-  // largest structure while a big trace is merged.
+  // A slice added by AddSlice. Field order packs this into 56 bytes (no
+  // padding holes): parts of a large input hold many.
   struct PendingSlice {
     TimeNs ts_ns;
     TimeNs dur_ns;
@@ -102,19 +111,36 @@ class TimelineBuilder {
   };
   static_assert(sizeof(PendingSlice) == 56);
 
-  // Fills `order` with pending indices in final slice order.
+  // Fills `order` with input-order slice indices in final slice order.
   void RepairNesting(const FinalizeOptions& options, Timeline& tl,
                      std::vector<uint32_t>& order);
+  // Appends slices (from_cols, then from) to merged_, remapping their
+  // tracks, names, args and details.
+  void AppendSlices(const SliceColumns& from_cols, std::span<const PendingSlice> from,
+                    const std::vector<TrackId>& tmap, const std::vector<StringId>& smap,
+                    uint32_t args_base, uint32_t details_base);
+  // Moves pending_ to the end of merged_ and frees it.
+  void FlushPending();
   struct TrackSortKey;
-  // Sorts one track's pending indices by (ts, -dur, input order); `keys` is
+  struct TrackScratch;
+  // Sorts one track's slice indices by (ts, -dur, input order); `keys` is
   // scratch space reused across tracks.
   void SortTrackSlices(std::vector<uint32_t>& slices, std::vector<TrackSortKey>& keys) const;
+  // One nesting-repair walk over a sorted track; see the .cc.
+  void WalkTrack(const std::vector<uint32_t>& list, TimeNs clamp_ns,
+                 std::vector<uint32_t>& stack, std::vector<uint32_t>& moved_out,
+                 int64_t& clamped);
   void LinkCorrelations(Timeline& tl);
   void ResolveFlows(Timeline& tl);
 
   StringPool strings_;
   std::vector<Track> tracks_;
   absl::flat_hash_map<std::tuple<uint8_t, int64_t, int64_t>, TrackId> track_index_;
+  // Slices in input order: merged_ (columns; appended parts and flushed
+  // slices), then pending_ (added one by one since). Parts fill pending_,
+  // which is cheap per slice; a merged builder holds columns, which
+  // Finalize reorders one at a time.
+  SliceColumns merged_;
   std::vector<PendingSlice> pending_;
   std::vector<Arg> args_;
   std::vector<DeviceDetails> details_;

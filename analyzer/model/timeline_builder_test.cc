@@ -210,6 +210,86 @@ TEST(TimelineBuilder, NestingRepairMatchesGlobalSortReference) {
   }
 }
 
+// Large enough for Finalize's threads (per track, per column) and for
+// several blocks of its page-returning split, built from appended parts:
+// the same slices, args and details, in the reference order, whatever the
+// thread count.
+TEST(TimelineBuilder, LargeFinalizeMatchesReferenceWithAnyThreads) {
+  const uint32_t tracks = 5;
+  const int n = 150000;
+  std::vector<RefSlice> ref;
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < n; ++i) {
+    RefSlice r;
+    r.track = static_cast<uint32_t>(rng() % tracks);
+    r.ts_ns = static_cast<TimeNs>(rng() % 20000) * 500;
+    r.dur_ns = static_cast<TimeNs>(rng() % 6) * 700 + static_cast<TimeNs>(rng() % 3) * 3000;
+    ref.push_back(r);
+  }
+  auto build = [&] {
+    TimelineBuilder merged;
+    for (uint32_t t = 0; t < tracks; ++t) merged.GetTrack(TrackKind::kHostThread, 1, t);
+    const int part_size = 7000;
+    for (int from = 0; from < n; from += part_size) {
+      TimelineBuilder part;
+      for (int i = from; i < std::min(n, from + part_size); ++i) {
+        const RefSlice& r = ref[i];
+        TrackId t = part.GetTrack(TrackKind::kHostThread, 1, r.track);
+        part.AddSlice(Host(t, r.ts_ns, r.dur_ns, part.Intern("op" + std::to_string(i % 97))));
+        part.AddArg(part.Intern("i"), ArgValue::Int(i));
+        if (i % 3 == 0) part.AddDetails().bytes = i;
+      }
+      merged.Append(std::move(part));
+      if (from == part_size) merged.ReserveScaled(static_cast<double>(n) / (2 * part_size));
+    }
+    return merged;
+  };
+  std::vector<RefSlice> repaired = ref;
+  int64_t clamped = 0, moved = 0;
+  std::vector<uint32_t> order = ReferenceRepair(repaired, tracks, &clamped, &moved);
+  ASSERT_GT(moved, 0);
+  for (int threads : {1, 3}) {
+    FinalizeOptions options;
+    options.threads = threads;
+    absl::StatusOr<Timeline> tl = build().Finalize(options);
+    ASSERT_TRUE(tl.ok());
+    const SliceColumns& c = tl->slices();
+    ASSERT_EQ(c.size(), order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      const uint32_t input = order[i];
+      const RefSlice& r = repaired[input];
+      ASSERT_EQ(c.ts_ns[i], r.ts_ns) << "threads " << threads << " slice " << i;
+      ASSERT_EQ(c.dur_ns[i], r.dur_ns);
+      ASSERT_EQ(c.track[i], r.track);
+      ASSERT_EQ(tl->str(c.name[i]), "op" + std::to_string(input % 97));
+      ASSERT_EQ(tl->args(i).size(), 1u);
+      ASSERT_EQ(tl->args(i)[0].value.i, input);
+      const DeviceDetails* d = tl->details(i);
+      ASSERT_EQ(d != nullptr, input % 3 == 0);
+      if (d != nullptr) {
+        ASSERT_EQ(d->bytes, input);
+      }
+    }
+    EXPECT_EQ(tl->diagnostics().Count("nesting_clamped"), clamped);
+    EXPECT_EQ(tl->diagnostics().Count("nesting_overflow_track"), moved);
+  }
+}
+
+TEST(ReleasePages, ReturnsWholePagesOnly) {
+  std::vector<char> v(size_t{1} << 20, 'x');
+  const void* next = ReleasePages(v.data() + 1, v.data() + v.size() - 1);
+  // The partial pages at either end keep their bytes; the cursor stops at
+  // the last whole page released.
+  EXPECT_EQ(v[0], 'x');
+  EXPECT_EQ(v[1], 'x');
+  EXPECT_EQ(v.back(), 'x');
+  EXPECT_LE(static_cast<const char*>(next), v.data() + v.size() - 1);
+  EXPECT_GT(static_cast<const char*>(next), v.data() + v.size() / 2);
+  // Nothing whole in a range inside one page: the cursor does not move.
+  const char* page_inside = static_cast<const char*>(next) + 10;
+  EXPECT_EQ(ReleasePages(page_inside, page_inside + 100), page_inside);
+}
+
 // Dense correlation ids take a table, sparse ones a hash map: same links,
 // duplicates and orphans either way.
 TEST(TimelineBuilder, LinksDenseAndSparseCorrelationsAlike) {

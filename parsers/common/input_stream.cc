@@ -150,6 +150,23 @@ absl::StatusOr<size_t> InputStream::Read(char* out, size_t capacity) {
   char* cursor = out;
   size_t room = capacity;
   while (room > 0) {
+    if (decoder_ == nullptr && in_pos_ == in_len_ && !eof_ && room >= kReadChunkBytes) {
+      // A plain file is read straight into the caller's buffer: copying it
+      // through in_ cost a second pass over every byte.
+      in_offset_ += in_len_;
+      in_pos_ = in_len_ = 0;
+      size_t n = std::fread(cursor, 1, room, file_);
+      if (n == 0) {
+        if (std::ferror(file_)) return OpenError(path_, errno != 0 ? errno : EIO);
+        eof_ = true;
+        done_ = true;
+        break;
+      }
+      in_offset_ += n;
+      cursor += n;
+      room -= n;
+      continue;
+    }
     if (in_pos_ == in_len_) {
       absl::StatusOr<bool> more = Refill();
       if (!more.ok()) return more.status();

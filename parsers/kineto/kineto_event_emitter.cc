@@ -104,8 +104,11 @@ bool ParseStreamLike(std::string_view s, int64_t* out) {
 }
 
 // Microsecond text to ns. The common shapes ("123", "123.456") are parsed
-// here without allocation; anything else goes to the general parser.
-std::optional<TimeNs> MicrosToNs(std::string_view s, bool* fractional) {
+// here without allocation; anything else goes to the general parser. Returns
+// false when the text is not a time. (A bool and an out-parameter rather
+// than std::optional: the optional's two fields, stored separately and read
+// back as one 16-byte value, stalled store forwarding on this hot path.)
+bool MicrosToNs(std::string_view s, bool* fractional, TimeNs* out) {
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && s[i] == '-') {
@@ -133,12 +136,16 @@ std::optional<TimeNs> MicrosToNs(std::string_view s, bool* fractional) {
   if (simple) {
     TimeNs ns;
     if (__builtin_mul_overflow(us, kNsPerUs, &ns) || __builtin_add_overflow(ns, frac_ns, &ns)) {
-      return std::nullopt;
+      return false;
     }
-    return negative ? -ns : ns;
+    *out = negative ? -ns : ns;
+    return true;
   }
   if (Contains(s, ".")) *fractional = true;
-  return ParseMicrosTextToNs(s);
+  std::optional<TimeNs> ns = ParseMicrosTextToNs(s);
+  if (!ns) return false;
+  *out = *ns;
+  return true;
 }
 
 // "[1, 2, 3]" -> up to three ints.
@@ -169,14 +176,16 @@ std::optional<double> NumberValue(const JsonScalar& v) {
   return d;
 }
 
-std::optional<int64_t> IntValue(const JsonScalar& v) {
+// The value as an integer (a double is truncated), or `fallback`. Returns a
+// plain int64 for the reason given at MicrosToNs.
+int64_t IntValueOr(const JsonScalar& v, int64_t fallback) {
   if (v.type != JsonScalar::Type::kNumber && v.type != JsonScalar::Type::kString) {
-    return std::nullopt;
+    return fallback;
   }
   int64_t x;
   if (ParseInt64(StripAsciiWhitespace(v.text), &x)) return x;
   if (std::optional<double> d = NumberValue(v)) return static_cast<int64_t>(*d);
-  return std::nullopt;
+  return fallback;
 }
 
 bool IsGpuFlowCategory(std::string_view cat) {
@@ -227,8 +236,8 @@ TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
     int64_t dev = pid.numeric && pid.value >= 0 && pid.value < 65536 ? pid.value : -1;
     int64_t stream = tid.numeric ? tid.value : -1;
     for (const RawArg& a : ev.args) {
-      if (dev < 0 && a.id == ArgKey::kDevice) dev = IntValue(a.value).value_or(-1);
-      if (stream < 0 && a.id == ArgKey::kStream) stream = IntValue(a.value).value_or(-1);
+      if (dev < 0 && a.id == ArgKey::kDevice) dev = IntValueOr(a.value, -1);
+      if (stream < 0 && a.id == ArgKey::kStream) stream = IntValueOr(a.value, -1);
     }
     if (dev >= 0) return {TrackKind::kDeviceStream, dev, std::max<int64_t>(stream, 0)};
     Diag("device_event_without_device", Severity::kWarning,
@@ -241,20 +250,20 @@ TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
   return {TrackKind::kOther, pid.value, tid.value};
 }
 
-std::optional<TimeNs> EventEmitter::Micros(const JsonScalar& ts, bool add_base_time) {
+bool EventEmitter::Micros(const JsonScalar& ts, bool add_base_time, TimeNs* out) {
   if (ts.type != JsonScalar::Type::kNumber && ts.type != JsonScalar::Type::kString) {
-    return std::nullopt;
+    return false;
   }
   bool fractional = false;
-  std::optional<TimeNs> ns = MicrosToNs(StripAsciiWhitespace(ts.text), &fractional);
+  TimeNs ns;
+  bool ok = MicrosToNs(StripAsciiWhitespace(ts.text), &fractional, &ns);
   if (fractional) features_ |= kFeatFractionalTs;
-  if (!ns) return std::nullopt;
+  if (!ok) return false;
   if (add_base_time && base_time_ns_ != 0) {
-    TimeNs abs;
-    if (__builtin_add_overflow(*ns, base_time_ns_, &abs)) return std::nullopt;
-    return abs;
+    return !__builtin_add_overflow(ns, base_time_ns_, out);
   }
-  return ns;
+  *out = ns;
+  return true;
 }
 
 StringId EventEmitter::ArgKeyId(const RawArg& arg) {
@@ -287,8 +296,8 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
     }
     return;
   }
-  std::optional<TimeNs> ts_ns = Micros(ev.ts, /*add_base_time=*/true);
-  if (!ts_ns) {
+  TimeNs ts_ns;
+  if (!Micros(ev.ts, /*add_base_time=*/true, &ts_ns)) {
     Diag("bad_timestamp", Severity::kWarning,
          "events with a missing or unreadable \"ts\", skipped");
     return;
@@ -298,16 +307,14 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       CategoryInfo cat = ClassifyCategory(ev.cat, ev.has_cat);
       TimeNs dur_ns = 0;
       if (ev.dur.present()) {
-        std::optional<TimeNs> d = Micros(ev.dur, /*add_base_time=*/false);
-        if (!d) {
+        if (!Micros(ev.dur, /*add_base_time=*/false, &dur_ns)) {
+          dur_ns = 0;
           Diag("bad_duration", Severity::kWarning, "slices with an unreadable \"dur\", set to 0");
-        } else {
-          dur_ns = *d;
         }
       } else {
         Diag("missing_duration", Severity::kInfo, "complete events without \"dur\", set to 0");
       }
-      EmitSlice(ev, cat.kind, cat.device, *ts_ns, dur_ns);
+      EmitSlice(ev, cat.kind, cat.device, ts_ns, dur_ns);
       features_ |= cat.feature;
       return;
     }
@@ -319,7 +326,7 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       BeginEndEvent be;
       be.is_begin = ph == 'B';
       be.track = ResolveTrackKey(cat.device, ev, pid, tid);
-      be.ts_ns = *ts_ns;
+      be.ts_ns = ts_ns;
       be.kind = cat.kind;
       be.name = std::string(ev.name);
       begin_end_.push_back(std::move(be));
@@ -328,17 +335,17 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
     case 'i':
     case 'I':
       if (ev.name == "[memory]") {
-        EmitMemoryInstant(ev, *ts_ns);
+        EmitMemoryInstant(ev, ts_ns);
       } else {
-        EmitSlice(ev, EventKind::kInstant, false, *ts_ns, 0);
+        EmitSlice(ev, EventKind::kInstant, false, ts_ns, 0);
       }
       return;
     case 's':
     case 'f':
-      EmitFlow(ev, ph, *ts_ns);
+      EmitFlow(ev, ph, ts_ns);
       return;
     case 'C':
-      EmitCounters(ev, *ts_ns);
+      EmitCounters(ev, ts_ns);
       return;
     default:
       Diag("unsupported_phase", Severity::kInfo,
@@ -353,10 +360,11 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
   Id pid, tid;
   ParseIds(ev, device, &pid, &tid);
   auto [track_kind, track_pid, track_tid] = ResolveTrackKey(device, ev, pid, tid);
-  Id tp = pid, tt = tid;
-  tp.value = track_pid;
-  tt.value = track_tid;
-  if (track_kind == TrackKind::kDeviceStream) tp.numeric = tt.numeric = true;
+  // Field by field: copying the whole Id read its separately stored fields
+  // back as one wide load, which stalled store forwarding.
+  const bool stream = track_kind == TrackKind::kDeviceStream;
+  const Id tp{stream || pid.numeric, track_pid, pid.text};
+  const Id tt{stream || tid.numeric, track_tid, tid.text};
 
   SliceSpec spec;
   spec.ts_ns = ts_ns;
@@ -366,9 +374,9 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
   spec.kind = kind;
   for (const RawArg& a : ev.args) {
     if (a.id == ArgKey::kCorrelation) {
-      spec.correlation = IntValue(a.value).value_or(0);
+      spec.correlation = IntValueOr(a.value, 0);
     } else if (a.id == ArgKey::kExternalId) {
-      spec.external_id = IntValue(a.value).value_or(0);
+      spec.external_id = IntValueOr(a.value, 0);
     }
   }
   if (kind == EventKind::kRuntime || kind == EventKind::kDriver) {
@@ -397,10 +405,10 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
         case ArgKey::kGrid: ParseDim3(a.value.text, details->grid); continue;
         case ArgKey::kBlock: ParseDim3(a.value.text, details->block); continue;
         case ArgKey::kRegistersPerThread:
-          details->registers_per_thread = static_cast<int32_t>(IntValue(a.value).value_or(-1));
+          details->registers_per_thread = static_cast<int32_t>(IntValueOr(a.value, -1));
           continue;
         case ArgKey::kSharedMemory:
-          details->shared_memory_bytes = static_cast<int32_t>(IntValue(a.value).value_or(-1));
+          details->shared_memory_bytes = static_cast<int32_t>(IntValueOr(a.value, -1));
           continue;
         case ArgKey::kBlocksPerSm:
           details->blocks_per_sm = static_cast<float>(NumberValue(a.value).value_or(-1));
@@ -409,7 +417,7 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
           details->est_achieved_occupancy_pct =
               static_cast<float>(NumberValue(a.value).value_or(-1));
           continue;
-        case ArgKey::kBytes: details->bytes = IntValue(a.value).value_or(-1); continue;
+        case ArgKey::kBytes: details->bytes = IntValueOr(a.value, -1); continue;
         default: break;
       }
     }
@@ -468,10 +476,9 @@ void EventEmitter::EmitFlow(const RawEvent& ev, char ph, TimeNs ts_ns) {
   Id pid, tid;
   ParseIds(ev, device, &pid, &tid);
   auto [kind, p, t] = ResolveTrackKey(device, ev, pid, tid);
-  Id tp = pid, tt = tid;
-  tp.value = p;
-  tt.value = t;
-  if (kind == TrackKind::kDeviceStream) tp.numeric = tt.numeric = true;
+  const bool stream = kind == TrackKind::kDeviceStream;
+  const Id tp{stream || pid.numeric, p, pid.text};
+  const Id tt{stream || tid.numeric, t, tid.text};
   FlowPoint point;
   point.id = id;
   point.category = b_.Intern(ev.cat);
@@ -507,8 +514,8 @@ void EventEmitter::EmitMemoryInstant(const RawEvent& ev, TimeNs ts_ns) {
   int64_t device_type = -1;
   int64_t device_id = -1;
   for (const RawArg& a : ev.args) {
-    if (a.id == ArgKey::kDeviceType) device_type = IntValue(a.value).value_or(-1);
-    if (a.id == ArgKey::kDeviceId) device_id = IntValue(a.value).value_or(-1);
+    if (a.id == ArgKey::kDeviceType) device_type = IntValueOr(a.value, -1);
+    if (a.id == ArgKey::kDeviceId) device_id = IntValueOr(a.value, -1);
   }
   // c10 DeviceType 0 is the CPU; everything else with an id is a device.
   int32_t device = device_type > 0 && device_id >= 0 ? static_cast<int32_t>(device_id) : -1;

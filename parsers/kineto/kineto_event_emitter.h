@@ -74,7 +74,8 @@ class EventEmitter : public RawEventSink {
   void ParseIds(const RawEvent& ev, bool device, Id* pid, Id* tid);
   TrackKey ResolveTrackKey(bool device, const RawEvent& ev, const Id& pid, const Id& tid);
   // Microsecond text to ns; timestamps get the trace's base time added.
-  std::optional<TimeNs> Micros(const JsonScalar& value, bool add_base_time);
+  // False when the value is not a time.
+  bool Micros(const JsonScalar& value, bool add_base_time, TimeNs* out);
   StringId ArgKeyId(const RawArg& arg);
   void EmitSlice(const RawEvent& ev, EventKind kind, bool device, TimeNs ts_ns,
                  TimeNs dur_ns);

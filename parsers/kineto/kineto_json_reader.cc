@@ -89,15 +89,16 @@ error_code ReadArgs(od::object args, RawEvent* ev) {
     if (error_code e = field.unescaped_key().get(key)) return e;
     ArgKey id = ClassifyArgKey(key);
     if (id == ArgKey::kIgnore && !keep_all) continue;
-    RawArg arg;
+    // Filled in place: a local copied in by push_back was written field by
+    // field and read back as wide loads, which stalled store forwarding.
+    RawArg& arg = ev->args.emplace_back();
     arg.key = key;
     arg.id = id;
     if (error_code e = ReadScalar(field.value(), &arg.value, WantsArrayText(id))) return e;
     if (id == ArgKey::kIgnore && arg.value.type != JsonScalar::Type::kNumber &&
         arg.value.type != JsonScalar::Type::kString) {
-      continue;
+      ev->args.pop_back();
     }
-    ev->args.push_back(arg);
   }
   return simdjson::SUCCESS;
 }

@@ -1,5 +1,6 @@
 #include "parsers/kineto/kineto_parser.h"
 
+#include <atomic>
 #include <charconv>
 #include <deque>
 #include <memory>
@@ -31,12 +32,48 @@ struct PartResult {
   absl::flat_hash_set<TrackKey> tracks;
   uint32_t features = 0;
   int64_t events = 0;
+  uint64_t stream_end = 0;  // input offset where the part's last event ends
+  // Set by the worker when the fields above are final.
+  std::atomic<bool> done{false};
+};
+
+// What the parts add up to, merged in input order.
+struct Merged {
+  TimelineBuilder builder;
+  std::vector<BeginEndEvent> begin_end;
+  std::vector<TrackNameEvent> names;
+  absl::flat_hash_set<TrackKey> tracks;
+  uint32_t features = 0;
+  int64_t events = 0;
+  bool reserved = false;
+
+  // Moves `r` in after the parts before it; what it held is freed.
+  // `input_bytes` is the size of the (uncompressed) input, 0 if unknown.
+  void Absorb(PartResult& r, uint64_t input_bytes) {
+    builder.Append(std::move(r.builder));
+    if (!reserved && input_bytes > 0 && r.stream_end >= input_bytes / 16) {
+      // Once a sixteenth is read, the rest is projected from it: the merged
+      // arrays are reserved once (10% spare) instead of grown by doubling,
+      // whose copies would briefly hold the old and the new array.
+      reserved = true;
+      builder.ReserveScaled(1.1 * static_cast<double>(input_bytes) /
+                            static_cast<double>(r.stream_end));
+    }
+    features |= r.features;
+    events += r.events;
+    tracks.insert(r.tracks.begin(), r.tracks.end());
+    for (BeginEndEvent& e : r.begin_end) begin_end.push_back(std::move(e));
+    for (TrackNameEvent& n : r.track_names) names.push_back(std::move(n));
+  }
 };
 
 // Parses one part; a malformed event costs only itself: the rest of the part
 // is read again one event at a time.
 void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& reader,
                PartResult* out) {
+  // Most events are slices with an arg or two: reserving for that spares
+  // the copies of growing the part's arrays by doubling.
+  out->builder.Reserve(part.event_count(), part.event_count());
   EventEmitter emitter(out->builder, base_time_ns);
   ReadResult whole = reader.read_events(part.text.json(), emitter);
   if (!whole.status.ok()) {
@@ -168,8 +205,12 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   JsonEventSplitter splitter(options.split_bytes, options.max_document_bytes);
   int threads = WorkerPool::ResolveThreads(options.threads);
   // Slots stay put as parts are added (deque), so workers fill them in place.
+  // Finished parts are appended to `all` in input order while later parts
+  // are still parsed, and freed at once: only the parts in flight exist
+  // beside the merged builder, instead of a second copy of every slice.
   std::deque<PartResult> results;
-  TimelineBuilder merged;
+  Merged all;
+  TimelineBuilder& merged = all.builder;
   RawMeta meta;
   bool prefix_read = false;
   TimeNs base_time_ns = 0;
@@ -185,12 +226,22 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
     auto submit = [&](std::vector<JsonPart> parts) {
       for (JsonPart& part : parts) {
         PartResult* slot = &results.emplace_back();
+        slot->stream_end = part.StreamOffsetOf(part.text.json_size);
         auto shared = std::make_shared<JsonPart>(std::move(part));
         pool.Submit([shared, slot, base_time_ns, &json_reader, &spare_mu, &spare] {
           ParsePart(*shared, base_time_ns, json_reader, slot);
-          std::lock_guard<std::mutex> lock(spare_mu);
-          spare.push_back(std::move(shared->text.bytes));
+          {
+            std::lock_guard<std::mutex> lock(spare_mu);
+            spare.push_back(std::move(shared->text.bytes));
+          }
+          slot->done.store(true, std::memory_order_release);
         });
+      }
+    };
+    auto absorb_done = [&] {
+      while (!results.empty() && results.front().done.load(std::memory_order_acquire)) {
+        all.Absorb(results.front(), in->compressed() ? 0 : in->file_bytes());
+        results.pop_front();
       }
     };
     auto recycle = [&] {
@@ -225,10 +276,12 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
         }
       }
       submit(splitter.TakeParts());
+      absorb_done();
     }
     splitter.Finish();
     submit(splitter.TakeParts());
     pool.Wait();
+    absorb_done();
   }
   if (!splitter.saw_top_level()) {
     return absl::InvalidArgumentError(fmt::format(
@@ -255,30 +308,11 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                              "relative to it");
   }
 
-  uint32_t features = 0;
-  int64_t events = 0;
-  absl::flat_hash_set<TrackKey> tracks;
-  std::vector<BeginEndEvent> begin_end;
-  std::vector<TrackNameEvent> names;
-  {
-    size_t slices = merged.slice_count();
-    size_t args = merged.arg_count();
-    for (const PartResult& r : results) {
-      // Begin/end pairs become slices after the merge.
-      slices += r.builder.slice_count() + r.begin_end.size();
-      args += r.builder.arg_count();
-    }
-    merged.Reserve(slices, args);
-  }
-  for (PartResult& r : results) {
-    merged.Append(std::move(r.builder));
-    features |= r.features;
-    events += r.events;
-    tracks.insert(r.tracks.begin(), r.tracks.end());
-    for (BeginEndEvent& e : r.begin_end) begin_end.push_back(std::move(e));
-    for (TrackNameEvent& n : r.track_names) names.push_back(std::move(n));
-  }
-  results.clear();
+  const uint32_t features = all.features;
+  const int64_t events = all.events;
+  const absl::flat_hash_set<TrackKey>& tracks = all.tracks;
+  std::vector<BeginEndEvent>& begin_end = all.begin_end;
+  const std::vector<TrackNameEvent>& names = all.names;
   PairBeginEnd(begin_end, merged);
   for (const TrackNameEvent& n : names) {
     for (TrackKind kind : {TrackKind::kHostThread, TrackKind::kDeviceStream}) {
@@ -321,7 +355,9 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                     why, m.truncated_at_byte, events),
         1, m.truncated_at_byte);
   }
-  return std::move(merged).Finalize();
+  FinalizeOptions finalize;
+  finalize.threads = threads;
+  return std::move(merged).Finalize(finalize);
 }
 
 std::string GuessPytorchVersion(uint32_t features, const RawMeta& meta, bool bare_array) {
