@@ -11,6 +11,7 @@
 
 #include "bench/bare_walk_variant.h"
 #include "fmt/format.h"
+#include "simdjson.h"
 
 namespace tracelint::bench {
 namespace {
@@ -37,6 +38,13 @@ Variant ChooseVariant() {
 std::string ActiveSimdjsonKernel() { return fallback_walk::ActiveImplementation(); }
 
 absl::StatusOr<BareWalkResult> BareWalkBuffer(const char* json, size_t size) {
+  // simdjson indexes a document with 32-bit offsets; past 4 GiB its
+  // On-Demand walk crashes instead of failing, so the baseline stops here.
+  if (size > simdjson::SIMDJSON_MAXSIZE_BYTES) {
+    return absl::OutOfRangeError(fmt::format(
+        "bare walk impossible: {} bytes is over simdjson's {} byte document limit", size,
+        simdjson::SIMDJSON_MAXSIZE_BYTES));
+  }
   Variant v = ChooseVariant();
   WalkCounters c;
   WalkStatus status = v.walk(json, size, c);

@@ -120,7 +120,9 @@ Measured MeasureWalk(const std::string& path, int repeat, int64_t* events,
       return fmt::format("{} {} {}", r->events, r->checksum, r->kernel);
     });
     if (!run.ok() || run->exit_code != 0) {
-      m.note = run.ok() ? run->payload : run.status().ToString();
+      m.note = run.ok() ? fmt::format("exit {} signal {} {}", run->exit_code, run->signal,
+                                      run->payload)
+                        : run.status().ToString();
       return m;
     }
     std::istringstream payload(run->payload);
@@ -253,13 +255,17 @@ void PrintReport(const std::vector<SizeRow>& rows, const std::string& kernel) {
                              ? fmt::format("{:.2f}", double(r.tracelint.max_rss_bytes) /
                                                          r.file_bytes)
                              : "n/a";
-    std::string rate = r.tracelint.ok
+    // Events are counted by the walk; without it, neither they nor the rate
+    // are known here.
+    std::string rate = r.tracelint.ok && r.walk.ok
                            ? fmt::format("{:.2f}", r.events / r.tracelint.best_s / 1e6)
                            : "n/a";
-    std::printf("| %s | %.1f | %lld | %s | %s | %s | %.2f | %s | %s |\n",
-                r.size_text.c_str(), mb, static_cast<long long>(r.events),
-                Seconds(r.walk).c_str(), Seconds(r.tracelint).c_str(), ratio.c_str(),
-                double(r.walk.max_rss_bytes) / r.file_bytes, tl_rss.c_str(), rate.c_str());
+    std::string events = r.walk.ok ? fmt::format("{}", r.events) : "n/a";
+    std::string walk_rss =
+        r.walk.ok ? fmt::format("{:.2f}", double(r.walk.max_rss_bytes) / r.file_bytes) : "n/a";
+    std::printf("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", r.size_text.c_str(), mb,
+                events.c_str(), Seconds(r.walk).c_str(), Seconds(r.tracelint).c_str(),
+                ratio.c_str(), walk_rss.c_str(), tl_rss.c_str(), rate.c_str());
   }
   std::printf("\n| size | parse+Finalize s | ratio to walk | parse RSS/file | slices "
               "| Timeline bytes/slice |\n|---|---|---|---|---|---|\n");
@@ -268,8 +274,9 @@ void PrintReport(const std::vector<SizeRow>& rows, const std::string& kernel) {
       std::printf("| %s | n/a (%s) | | | | |\n", r.size_text.c_str(), r.parse.note.c_str());
       continue;
     }
-    std::printf("| %s | %s | %.2f | %.2f | %lld | %.1f |\n", r.size_text.c_str(),
-                Seconds(r.parse).c_str(), r.walk.ok ? r.parse.best_s / r.walk.best_s : 0.0,
+    std::string ratio = r.walk.ok ? fmt::format("{:.2f}", r.parse.best_s / r.walk.best_s) : "n/a";
+    std::printf("| %s | %s | %s | %.2f | %lld | %.1f |\n", r.size_text.c_str(),
+                Seconds(r.parse).c_str(), ratio.c_str(),
                 double(r.parse.max_rss_bytes) / r.file_bytes, static_cast<long long>(r.slices),
                 r.slices > 0 ? double(r.timeline_bytes) / r.slices : 0.0);
   }
