@@ -60,6 +60,10 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
         << "'\n";
     return kExitUsage;
   }
+  if (args.sort != "path" && args.sort != "recoverable") {
+    err << "tracelint: --sort must be path or recoverable, not '" << args.sort << "'\n";
+    return kExitUsage;
+  }
   if (args.paths.empty()) {
     err << "tracelint: batch needs at least one path\n";
     return kExitUsage;
@@ -125,6 +129,14 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
     rows.push_back(std::move(slot.row));
   }
   if (any_error) exit_code = kExitUnreadable;
+  if (args.sort == "recoverable") {
+    std::stable_sort(rows.begin(), rows.end(), [](const BatchRow& a, const BatchRow& b) {
+      bool a_read = a.status != BatchStatus::kError;
+      bool b_read = b.status != BatchStatus::kError;
+      if (a_read != b_read) return a_read;
+      return a.recoverable_share > b.recoverable_share;
+    });
+  }
 
   std::string table = RenderBatch(rows, args.format);
   if (args.output.empty()) {

@@ -18,6 +18,10 @@ struct BatchArgs {
   int jobs = 0;                 // runs analysed at once; 0 = cores
   int threads = 0;              // cores for the whole batch; 0 = the machine's
   int max_depth = 6;            // directory levels searched for runs
+  // "path": runs in the order found; "recoverable": largest recoverable
+  // share of the step first (runs that could not be read last), ties in
+  // the order found.
+  std::string sort = "path";
   EngineOptions engine;  // --rules, --set, --config
 };
 

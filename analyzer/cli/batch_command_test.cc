@@ -104,6 +104,27 @@ TEST(BatchCommand, TableIsIdenticalWhateverTheJobsAndThreads) {
   }
 }
 
+TEST(BatchCommand, SortByRecoverableSharePutsTheWorstRunFirst) {
+  fs::path root = MakeArchive("sort");
+  BatchArgs args;
+  args.paths = {(root / "archive").string()};
+  args.sort = "recoverable";
+  Result r = Batch(args);
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  // a (DataLoader, 55% of the step) before b/nested (19%); c unread, last.
+  EXPECT_THAT(lines[1], HasSubstr("archive/a "));
+  EXPECT_THAT(lines[2], HasSubstr("archive/b/nested"));
+  EXPECT_THAT(lines[3], HasSubstr("archive/c"));
+  args.paths = {(root / "archive" / "b").string(), (root / "archive" / "a").string()};
+  r = Batch(args);
+  lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_THAT(lines[1], HasSubstr("archive/a "));
+  args.sort = "size";
+  EXPECT_EQ(Batch(args).code, kExitUsage);
+}
+
 TEST(BatchCommand, TruncatedRunIsDamagedWithExit4) {
   fs::path root = fs::path(::testing::TempDir()) / "tracelint_batch_damaged";
   fs::remove_all(root);

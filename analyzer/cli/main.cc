@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   batch->add_option("--max-depth", b.max_depth, "directory levels searched for runs")
       ->check(CLI::NonNegativeNumber);
+  batch->add_option("--sort", b.sort,
+                    "row order: path (as found) or recoverable (largest share of step first)")
+      ->check(CLI::IsMember({"path", "recoverable"}));
   AddRuleOptions(*batch, b.engine);
 
   RulesArgs r;
