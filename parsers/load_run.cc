@@ -116,6 +116,7 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
     } else {
       if (!first_error) first_error = r.status();
       run.warnings.push_back(fmt::format("skipped: {}", std::string(r.status().message())));
+      ++run.files_skipped;
     }
   }
   if (loaded.empty()) return *first_error;

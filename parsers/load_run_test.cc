@@ -79,6 +79,7 @@ TEST(LoadRun, BadFileIsAWarningWhenOthersLoad) {
   ASSERT_EQ(run->ranks.size(), 1u);
   ASSERT_EQ(run->warnings.size(), 1u);
   EXPECT_NE(run->warnings[0].find("bad.json"), std::string::npos);
+  EXPECT_EQ(run->files_skipped, 1);
 
   d.files.erase(d.files.begin());
   absl::StatusOr<tracelint::Run> failed = LoadRun(d, {});

@@ -104,6 +104,22 @@ TEST(AnalyzeCommand, TruncatedTraceIsAnalysedWithExit4AndByteOffset) {
   EXPECT_FALSE(r.out.empty());
 }
 
+TEST(AnalyzeCommand, RankThatCannotBeReadIsExit4AndNamed) {
+  fs::path dir = FreshDir("badrank");
+  fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", dir / "rank0.json");
+  std::string whole = ReadFile(SourceDir() + "/testdata/rules/healthy.json");
+  // A profiler-named gzip file whose stream is garbage from its first
+  // block: unreadable, and not to be dropped silently.
+  std::ofstream(dir / "rank1.pt.trace.json.gz", std::ios::binary) << std::string("\x1f\x8b\x08\x00", 4)
+                                                         << std::string(64, '\xff');
+  AnalyzeArgs args;
+  args.path = dir.string();
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitDamaged) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("rank1.pt.trace.json.gz"));
+  EXPECT_THAT(r.out, HasSubstr("no findings"));
+}
+
 TEST(AnalyzeCommand, RefusesToWriteIntoTheTraceDirectory) {
   fs::path dir = FreshDir("nowrite");
   fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", dir / "rank0.json");

@@ -125,6 +125,9 @@ int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
     }
   }
   for (const std::string& w : analyzed.run.warnings) warnings.push_back(w);
+  // A rank that could not be read is damage too: the findings describe the
+  // other ranks only, and a gate on the exit code must see it.
+  if (analyzed.run.files_skipped > 0) exit_code = kExitDamaged;
   for (const std::string& w : analyzed.engine.warnings) warnings.push_back(w);
   return exit_code;
 }

@@ -46,8 +46,8 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
 // directory may be a shared archive). Empty output (stdout) is fine.
 absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path);
 
-// kExitOk, or kExitDamaged when a rank's input was truncated or damaged; the
-// one-line reasons (without the "tracelint: " prefix) are appended to
+// kExitOk, or kExitDamaged when a rank's input was truncated or damaged or a
+// file of the run could not be read at all; the one-line reasons (without the "tracelint: " prefix) are appended to
 // `warnings`, followed by the load's and the engine's warnings.
 int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings);
 

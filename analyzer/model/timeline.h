@@ -172,6 +172,9 @@ class Timeline {
 struct Run {
   std::vector<std::unique_ptr<Timeline>> ranks;
   std::vector<std::string> warnings;
+  // Files of the run that could not be read (each has a warning); the run
+  // was analysed without them.
+  int files_skipped = 0;
 };
 
 }  // namespace tracelint

@@ -82,14 +82,19 @@ absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
       continue;
     }
     // TensorFlow/xprof's own Chrome JSON sits next to its xplane.pb and is
-    // not a Kineto trace; the sniffer rejects it too.
+    // not a Kineto trace; the sniffer rejects it too. A file named as the
+    // profiler names its traces is kept whatever it holds: when it cannot
+    // be read (empty, corrupt gzip), the load says why and the run is
+    // reported as damaged instead of silently losing a rank.
+    bool profiler_name = SplitPtTraceName(name, &ref.worker, &ref.span);
     absl::StatusOr<InputFormat> format = SniffTraceFile(ref.path);
-    if (!format.ok() || *format != InputFormat::kKinetoJson) {
+    bool kineto = format.ok() && *format == InputFormat::kKinetoJson;
+    if (!kineto && !profiler_name) {
       ++skipped;
       continue;
     }
-    ref.format = *format;
-    if (!SplitPtTraceName(name, &ref.worker, &ref.span)) ref.worker = Stem(name);
+    ref.format = kineto ? InputFormat::kKinetoJson : InputFormat::kUnknown;
+    if (!profiler_name) ref.worker = Stem(name);
     out.push_back(ref);
   }
   if (skipped > 0) {
