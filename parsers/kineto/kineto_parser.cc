@@ -202,7 +202,10 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                                                  const ParseOptions& options,
                                                  const JsonReader& json_reader) {
   TL_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, InputStream::Open(path));
-  JsonEventSplitter splitter(options.split_bytes, options.max_document_bytes);
+  size_t split_bytes = options.split_bytes > 0
+                           ? options.split_bytes
+                           : AutoSplitBytes(in->file_bytes(), in->compressed());
+  JsonEventSplitter splitter(split_bytes, options.max_document_bytes);
   int threads = WorkerPool::ResolveThreads(options.threads);
   // Slots stay put as parts are added (deque), so workers fill them in place.
   // Finished parts are appended to `all` in input order while later parts
