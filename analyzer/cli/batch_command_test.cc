@@ -41,8 +41,9 @@ Result Batch(const BatchArgs& args) {
   return {code, out.str(), err.str()};
 }
 
-// archive/a: the DataLoader case study; archive/b: two healthy ranks;
-// archive/c: a JSON file that is not a trace.
+// archive/a: the DataLoader case study; archive/b/nested: two ranks;
+// archive/c: a profiler-named file that is not a trace; archive/summary.json:
+// metadata that must not make the archive itself a run.
 fs::path MakeArchive(const std::string& name) {
   fs::path root = fs::path(::testing::TempDir()) / ("tracelint_batch_" + name);
   fs::remove_all(root);
@@ -54,7 +55,8 @@ fs::path MakeArchive(const std::string& name) {
   fs::copy_file(rules + "dataloader_starvation.json", archive / "a" / "rank0.json");
   fs::copy_file(rules + "healthy.json", archive / "b" / "nested" / "rank0.json");
   fs::copy_file(rules + "item_in_loop.json", archive / "b" / "nested" / "rank1.json");
-  std::ofstream(archive / "c" / "notes.json") << "{\"hello\": [1, 2, 3]}";
+  std::ofstream(archive / "c" / "rank0.pt.trace.json") << "{\"hello\": [1, 2, 3]}";
+  std::ofstream(archive / "summary.json") << "{\"runs\": 3}";
   return root;
 }
 

@@ -215,9 +215,10 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
   return d;
 }
 
-// Whether DiscoverDirectory would load `dir` itself rather than a run folder
-// below it. Only names are looked at: a stray .json makes a directory a run
-// that then fails as a row of the batch, which is better than skipping it.
+// Whether `dir` is a run itself rather than a folder of runs: a TensorBoard
+// log directory, or trace files in it as DiscoverDirectory would take them
+// (profiler-named and XSpace files by name, other JSON only when it sniffs
+// as Kineto, so a summary.json beside run folders does not hide them).
 bool HoldsTracesItself(const fs::path& dir) {
   std::error_code ec;
   if (fs::is_directory(dir / "plugins" / "profile", ec)) return true;
@@ -225,7 +226,12 @@ bool HoldsTracesItself(const fs::path& dir) {
   absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false);
   if (!files.ok()) return false;
   return std::any_of(files->begin(), files->end(), [](const fs::path& f) {
-    return IsTraceCandidateName(f.filename().string());
+    std::string name = f.filename().string();
+    if (!IsTraceCandidateName(name)) return false;
+    std::string worker, span;
+    if (EndsWith(name, ".xplane.pb") || SplitPtTraceName(name, &worker, &span)) return true;
+    absl::StatusOr<InputFormat> format = SniffTraceFile(f.string());
+    return format.ok() && *format == InputFormat::kKinetoJson;
   });
 }
 

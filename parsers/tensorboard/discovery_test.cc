@@ -150,6 +150,9 @@ TEST(FindRunPaths, EveryRunOfAnArchiveInNameOrder) {
   dir.Write("archive/tf/logs/plugins/profile/2024_01_01_00_00_00/h.xplane.pb", "x");
   dir.Write("archive/tf/logs/plugins/profile/2024_01_02_00_00_00/h.xplane.pb", "x");
   dir.Write("archive/notes/readme.txt", "not a run");
+  // Metadata JSON beside the runs neither makes the archive a run nor hides
+  // the runs under it.
+  dir.Write("archive/summary.json", "{\"runs\": 4}");
   dir.Write("archive/deep/1/2/3/4/r.json", kTiny);
   std::filesystem::path root = dir.path() / "archive";
   absl::StatusOr<std::vector<std::string>> runs = FindRunPaths(root.string(), 3);
