@@ -235,7 +235,13 @@ bool HoldsTracesItself(const fs::path& dir) {
   });
 }
 
-void CollectRuns(const fs::path& dir, int depth_left, std::vector<std::string>& runs) {
+// `visited` holds canonical paths: a directory reached twice (through a
+// symlink, or a symlink loop) is searched and listed once.
+void CollectRuns(const fs::path& dir, int depth_left, std::set<fs::path>& visited,
+                 std::vector<std::string>& runs) {
+  std::error_code ec;
+  fs::path canonical = fs::canonical(dir, ec);
+  if (ec || !visited.insert(canonical).second) return;
   if (HoldsTracesItself(dir)) {
     runs.push_back(dir.string());
     return;
@@ -243,7 +249,7 @@ void CollectRuns(const fs::path& dir, int depth_left, std::vector<std::string>& 
   if (depth_left <= 0) return;
   absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(dir, true);
   if (!subdirs.ok()) return;
-  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, runs);
+  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, visited, runs);
 }
 
 }  // namespace
@@ -256,7 +262,8 @@ absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, i
   fs::path dir(root);
   if (dir.filename().empty()) dir = dir.parent_path();
   std::vector<std::string> runs;
-  CollectRuns(dir, max_depth, runs);
+  std::set<fs::path> visited;
+  CollectRuns(dir, max_depth, visited, runs);
   if (runs.empty()) {
     return absl::NotFoundError(fmt::format("{}: no trace files found in it or in {} levels of "
                                            "subdirectories; {}",

@@ -167,6 +167,17 @@ TEST(FindRunPaths, EveryRunOfAnArchiveInNameOrder) {
             (std::vector<std::string>{"a_run", "b_run", "deep/1/2/3/4", "tf/logs"}));
 }
 
+TEST(FindRunPaths, SymlinkLoopsAndSecondPathsToARunAreFollowedOnce) {
+  TempDir dir;
+  dir.Write("archive/r1/rank0.pt.trace.json", kTiny);
+  std::filesystem::path root = dir.path() / "archive";
+  std::filesystem::create_directory_symlink("..", root / "r1" / "up");
+  std::filesystem::create_directory_symlink("r1", root / "same_run");
+  absl::StatusOr<std::vector<std::string>> runs = FindRunPaths(root.string(), 6);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(Relative(*runs, root), std::vector<std::string>{"r1"});
+}
+
 TEST(FindRunPaths, AFileOrARunDirectoryIsOneRun) {
   TempDir dir;
   std::string file = dir.Write("run/rank0.pt.trace.json", kTiny);
