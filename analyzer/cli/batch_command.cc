@@ -1,8 +1,10 @@
 #include "analyzer/cli/batch_command.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "analyzer/cli/exit_codes.h"
@@ -83,6 +85,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   std::vector<RunSlot> slots;
+  std::map<std::filesystem::path, std::string> seen;
   for (const std::string& path : args.paths) {
     absl::StatusOr<std::vector<std::string>> runs = FindRunPaths(path, args.max_depth);
     if (!runs.ok()) {
@@ -91,7 +94,18 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
       slot.find_error = runs.status();
       continue;
     }
-    for (std::string& run : *runs) slots.emplace_back().path = std::move(run);
+    for (std::string& run : *runs) {
+      // Overlapping paths (an archive and a run inside it) list a run once.
+      std::error_code ec;
+      std::filesystem::path canonical = std::filesystem::canonical(run, ec);
+      auto [it, fresh] = seen.emplace(ec ? std::filesystem::path(run) : canonical, run);
+      if (!fresh) {
+        err << "tracelint: warning: " << run << " is the run " << it->second
+            << " again; listed once\n";
+        continue;
+      }
+      slots.emplace_back().path = std::move(run);
+    }
   }
 
   int cores = WorkerPool::ResolveThreads(args.threads);

@@ -127,6 +127,15 @@ TEST(BatchCommand, SortByRecoverableSharePutsTheWorstRunFirst) {
   EXPECT_EQ(Batch(args).code, kExitUsage);
 }
 
+TEST(BatchCommand, ARunReachedTwiceIsListedOnce) {
+  fs::path root = MakeArchive("twice");
+  BatchArgs args;
+  args.paths = {(root / "archive").string(), (root / "archive" / "a").string()};
+  Result r = Batch(args);
+  EXPECT_EQ(Lines(r.out).size(), 5u) << r.out;  // header, a, b/nested, c, summary
+  EXPECT_THAT(r.err, HasSubstr("listed once"));
+}
+
 TEST(BatchCommand, TruncatedRunIsDamagedWithExit4) {
   fs::path root = fs::path(::testing::TempDir()) / "tracelint_batch_damaged";
   fs::remove_all(root);
