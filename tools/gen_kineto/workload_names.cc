@@ -46,8 +46,9 @@ constexpr const char* kElementwiseFunctors[] = {
 
 constexpr const char* kReduceOps[] = {
     "at::native::MeanOps<float, float, float, float>",
-    "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
-    "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>",
+    // One name split over two lines (the parentheses tell clang so).
+    ("at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+     "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>"),
     "at::native::NormTwoOps<float, float, float>",
 };
 
