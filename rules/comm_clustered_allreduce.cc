@@ -434,7 +434,9 @@ std::vector<Evidence> CommClusteredAllreduceRule::CrossRankEvidence(
     const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
     size_t located) const {
   std::vector<RankCollectives> collected;
-  for (AnalysisContext* ctx : ranks) collected.push_back(CollectStepCollectives(*ctx));
+  // Cached per rank: a multi-rank run computes them before it frees each
+  // rank's events (AnalysisContext::step_collectives).
+  for (AnalysisContext* ctx : ranks) collected.push_back(ctx->step_collectives());
   const CollectiveSplit split = MatchCollectives(collected, rank_names);
   const std::string skipped =
       split.mismatch.empty() ? std::string()

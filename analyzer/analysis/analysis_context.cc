@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "analyzer/analysis/collective_matching.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_metrics.h"
@@ -10,11 +11,13 @@
 namespace tracelint {
 
 struct AnalysisContext::Cache {
-  std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once;
+  std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
+      collectives_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<std::vector<DeviceActivity>> device_activity;
   std::unique_ptr<StepMetrics> step_metrics;
   std::unique_ptr<IdleAttribution> idle_attribution;
+  std::unique_ptr<RankCollectives> collectives;
 };
 
 AnalysisContext::AnalysisContext(const Timeline& tl)
@@ -48,6 +51,13 @@ const IdleAttribution& AnalysisContext::idle_attribution() {
     cache_->idle_attribution = std::make_unique<IdleAttribution>(ComputeIdleAttribution(*this));
   });
   return *cache_->idle_attribution;
+}
+
+const RankCollectives& AnalysisContext::step_collectives() {
+  std::call_once(cache_->collectives_once, [&] {
+    cache_->collectives = std::make_unique<RankCollectives>(CollectStepCollectives(*this));
+  });
+  return *cache_->collectives;
 }
 
 }  // namespace tracelint

@@ -12,6 +12,7 @@ struct StepSet;
 struct DeviceActivity;
 struct StepMetrics;
 struct IdleAttribution;
+struct RankCollectives;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -30,6 +31,8 @@ class AnalysisContext {
   const std::vector<DeviceActivity>& device_activity();
   const StepMetrics& step_metrics();
   const IdleAttribution& idle_attribution();
+  // Collective kernel durations per step, for matching across ranks.
+  const RankCollectives& step_collectives();
 
  private:
   struct Cache;

@@ -53,6 +53,10 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
 
   std::mutex mu;
   absl::flat_hash_map<const Timeline*, RankWork> work;
+  // With several ranks, each keeps only what the merge and the report read
+  // once it is analysed, so memory grows with the ranks being parsed, not
+  // with all of them.
+  const bool release_events = analyzed.discovery.files.size() > 1;
   LoadOptions load = options.load;
   load.on_parsed = [&](Timeline& tl, int cores) {
     RankWork w;
@@ -73,6 +77,10 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
     w.context->idle_attribution();
     w.outcomes = EvaluateRank(registry, rules, *w.context);
     if (metrics) metrics->join();
+    if (release_events) {
+      w.context->step_collectives();  // for Rule::CrossRankEvidence
+      tl.ReleaseEvents();
+    }
     std::lock_guard<std::mutex> lock(mu);
     work.emplace(&tl, std::move(w));
   };

@@ -38,6 +38,7 @@ const Arg* Timeline::FindArg(SliceId s, std::string_view key) const {
 }
 
 std::pair<TimeNs, TimeNs> Timeline::Bounds() const {
+  if (released_bounds_) return *released_bounds_;
   if (slices_.size() == 0) return {0, 0};
   TimeNs lo = std::numeric_limits<TimeNs>::max();
   TimeNs hi = std::numeric_limits<TimeNs>::min();
@@ -46,6 +47,18 @@ std::pair<TimeNs, TimeNs> Timeline::Bounds() const {
     hi = std::max(hi, slices_.ts_ns[i] + slices_.dur_ns[i]);
   }
   return {lo, hi};
+}
+
+void Timeline::ReleaseEvents() {
+  if (released_bounds_) return;
+  released_bounds_ = Bounds();
+  slices_ = SliceColumns();
+  std::vector<Arg>().swap(args_);
+  std::vector<DeviceDetails>().swap(device_details_);
+  std::vector<Flow>().swap(flows_);
+  std::vector<CounterSample>().swap(counters_);
+  // Every track becomes an empty range.
+  track_begin_.assign(tracks_.size() + 1, 0);
 }
 
 size_t Timeline::MemoryBytes() const {

@@ -151,6 +151,15 @@ class Timeline {
   // Approximate heap bytes held (for the benchmark's memory figures).
   size_t MemoryBytes() const;
 
+  // Frees the events (slices, args, device details, flows, counters) once a
+  // rank has been analysed, keeping what a multi-rank run's merge and report
+  // still read: metadata, diagnostics, tracks, strings and Bounds(). The
+  // timeline then reads as one without events, so nothing can reach the
+  // freed memory. A run of many ranks holds this much per rank instead of
+  // every rank's events at once.
+  void ReleaseEvents();
+  bool events_released() const { return released_bounds_.has_value(); }
+
  private:
   friend class TimelineBuilder;
 
@@ -164,6 +173,7 @@ class Timeline {
   std::vector<CounterSample> counters_;
   RunMetadata metadata_;
   ImportDiagnostics diagnostics_;
+  std::optional<std::pair<TimeNs, TimeNs>> released_bounds_;  // set by ReleaseEvents
 };
 
 // A run: one timeline per rank, ordered by rank (then by file name).

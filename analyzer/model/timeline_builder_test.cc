@@ -51,6 +51,33 @@ TEST(TimelineBuilder, NestsSortsAndLinks) {
   EXPECT_EQ(tl->track_range(stream), std::make_pair(SliceId{3}, SliceId{4}));
 }
 
+TEST(Timeline, ReleaseEventsKeepsWhatTheReportReads) {
+  TimelineBuilder b;
+  TrackId host = b.GetTrack(TrackKind::kHostThread, 10, 11);
+  TrackId stream = b.GetTrack(TrackKind::kDeviceStream, 0, 7);
+  b.AddSlice(Host(host, 100, 10, b.Intern("aten::mm")));
+  b.AddSlice(Host(stream, 120, 50, b.Intern("sgemm"), EventKind::kKernel));
+  b.metadata().rank = 3;
+  b.diagnostics().Add("some_code", Severity::kWarning, "kept", 2);
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok());
+  const size_t before = tl->MemoryBytes();
+  EXPECT_FALSE(tl->events_released());
+  tl->ReleaseEvents();
+  EXPECT_TRUE(tl->events_released());
+  EXPECT_EQ(tl->slice_count(), 0u);
+  EXPECT_TRUE(tl->flows().empty());
+  EXPECT_EQ(tl->track_range(host), std::make_pair(SliceId{0}, SliceId{0}));
+  EXPECT_EQ(tl->track_range(stream), std::make_pair(SliceId{0}, SliceId{0}));
+  EXPECT_EQ(tl->Bounds(), std::make_pair(TimeNs{100}, TimeNs{170}));
+  EXPECT_EQ(tl->metadata().rank, 3);
+  EXPECT_EQ(tl->diagnostics().Count("some_code"), 2);
+  EXPECT_EQ(tl->tracks().size(), 2u);
+  EXPECT_LT(tl->MemoryBytes(), before);
+  tl->ReleaseEvents();  // twice is harmless
+  EXPECT_EQ(tl->Bounds(), std::make_pair(TimeNs{100}, TimeNs{170}));
+}
+
 TEST(TimelineBuilder, RepairsPartialOverlap) {
   TimelineBuilder b;
   TrackId host = b.GetTrack(TrackKind::kHostThread, 1, 1);
