@@ -1,6 +1,5 @@
 #include "analyzer/cli/analyze_command.h"
 
-#include <fstream>
 #include <iostream>
 
 #include "analyzer/cli/exit_codes.h"
@@ -61,15 +60,9 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
 
   std::string report =
       args.format == "json" ? RenderJsonReport(input) : RenderTextReport(input);
-  if (args.output.empty()) {
-    out << report;
-  } else {
-    std::ofstream file(args.output, std::ios::binary | std::ios::trunc);
-    file << report;
-    if (!file) {
-      err << "tracelint: cannot write " << args.output << "\n";
-      return kExitUsage;
-    }
+  if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
+    err << "tracelint: " << s.message() << "\n";
+    return kExitUsage;
   }
   return exit_code;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -152,16 +151,9 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
     });
   }
 
-  std::string table = RenderBatch(rows, args.format);
-  if (args.output.empty()) {
-    out << table;
-  } else {
-    std::ofstream file(args.output, std::ios::binary | std::ios::trunc);
-    file << table;
-    if (!file) {
-      err << "tracelint: cannot write " << args.output << "\n";
-      return kExitUsage;
-    }
+  if (absl::Status s = WriteReport(RenderBatch(rows, args.format), args.output, out); !s.ok()) {
+    err << "tracelint: " << s.message() << "\n";
+    return kExitUsage;
   }
   return exit_code;
 }

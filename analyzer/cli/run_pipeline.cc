@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -113,6 +114,18 @@ absl::Status CheckOutputOutsideTraces(const std::string& output, const std::stri
                     "elsewhere)",
                     output, input_dir.string()));
   }
+  return absl::OkStatus();
+}
+
+absl::Status WriteReport(const std::string& report, const std::string& output_path,
+                         std::ostream& out) {
+  if (output_path.empty()) {
+    out << report;
+    return absl::OkStatus();
+  }
+  std::ofstream file(output_path, std::ios::binary | std::ios::trunc);
+  file << report;
+  if (!file) return absl::UnavailableError(fmt::format("cannot write {}", output_path));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
 #ifndef TRACELINT_ANALYZER_CLI_RUN_PIPELINE_H_
 #define TRACELINT_ANALYZER_CLI_RUN_PIPELINE_H_
 
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
 // report there would be picked up as input by the next run, and the
 // directory may be a shared archive). Empty output (stdout) is fine.
 absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path);
+
+// Writes a finished report to `output_path`, or to `out` when it is empty.
+absl::Status WriteReport(const std::string& report, const std::string& output_path,
+                         std::ostream& out);
 
 // kExitOk, or kExitDamaged when a rank's input was truncated or damaged or a
 // file of the run could not be read at all; the one-line reasons (without the "tracelint: " prefix) are appended to
