@@ -88,18 +88,9 @@ std::vector<RuleOptionSpec> GpuIdleGapsRule::options() const {
 RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& options) const {
   RuleOutcome outcome;
   const Timeline& tl = ctx.timeline();
+  if (!rules_internal::HasDeviceActivityAndSteps(ctx, outcome)) return outcome;
   const StepSet& steps = ctx.steps();
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
-  if (devices.empty()) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no GPU activity in the trace (CPU-only profile)";
-    return outcome;
-  }
-  if (steps.steps.empty() || steps.TotalNs() <= 0) {
-    outcome.applicable = false;
-    outcome.not_judged_reason = "no complete step to analyse";
-    return outcome;
-  }
   TimeNs launch_gap_ns = static_cast<TimeNs>(options.Get(kLaunchGapNs));
   IdleAttribution recomputed;
   const IdleAttribution* idle = &ctx.idle_attribution();
