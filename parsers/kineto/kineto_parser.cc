@@ -25,13 +25,26 @@ namespace {
 
 constexpr size_t kReadBytes = size_t{4} << 20;
 
-struct PartResult {
-  TimelineBuilder builder;
-  std::vector<BeginEndEvent> begin_end;
+// What a part's events say beyond its slices; summed over parts in order.
+struct PartFacts {
+  std::vector<BeginEndEvent> begin_end;  // paired into slices after the merge
   std::vector<TrackNameEvent> track_names;
   absl::flat_hash_set<TrackKey> tracks;
   uint32_t features = 0;
   int64_t events = 0;
+
+  void Add(PartFacts& later) {
+    features |= later.features;
+    events += later.events;
+    tracks.insert(later.tracks.begin(), later.tracks.end());
+    for (BeginEndEvent& e : later.begin_end) begin_end.push_back(std::move(e));
+    for (TrackNameEvent& n : later.track_names) track_names.push_back(std::move(n));
+  }
+};
+
+struct PartResult {
+  TimelineBuilder builder;
+  PartFacts facts;
   uint64_t stream_end = 0;  // input offset where the part's last event ends
   // Set by the worker when the fields above are final.
   std::atomic<bool> done{false};
@@ -40,11 +53,7 @@ struct PartResult {
 // What the parts add up to, merged in input order.
 struct Merged {
   TimelineBuilder builder;
-  std::vector<BeginEndEvent> begin_end;
-  std::vector<TrackNameEvent> names;
-  absl::flat_hash_set<TrackKey> tracks;
-  uint32_t features = 0;
-  int64_t events = 0;
+  PartFacts facts;
   bool reserved = false;
 
   // Moves `r` in after the parts before it; what it held is freed.
@@ -59,11 +68,7 @@ struct Merged {
       builder.ReserveScaled(1.1 * static_cast<double>(input_bytes) /
                             static_cast<double>(r.stream_end));
     }
-    features |= r.features;
-    events += r.events;
-    tracks.insert(r.tracks.begin(), r.tracks.end());
-    for (BeginEndEvent& e : r.begin_end) begin_end.push_back(std::move(e));
-    for (TrackNameEvent& n : r.track_names) names.push_back(std::move(n));
+    facts.Add(r.facts);
   }
 };
 
@@ -97,11 +102,11 @@ void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& read
       }
     }
   }
-  out->begin_end = std::move(emitter.begin_end());
-  out->track_names = std::move(emitter.track_names());
-  out->tracks = emitter.tracks();
-  out->features = emitter.features();
-  out->events = emitter.events();
+  out->facts.begin_end = std::move(emitter.begin_end());
+  out->facts.track_names = std::move(emitter.track_names());
+  out->facts.tracks = emitter.tracks();
+  out->facts.features = emitter.features();
+  out->facts.events = emitter.events();
 }
 
 std::optional<int64_t> ParseIntText(const std::optional<std::string>& text) {
@@ -311,22 +316,19 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                              "relative to it");
   }
 
-  const uint32_t features = all.features;
-  const int64_t events = all.events;
-  const absl::flat_hash_set<TrackKey>& tracks = all.tracks;
-  std::vector<BeginEndEvent>& begin_end = all.begin_end;
-  const std::vector<TrackNameEvent>& names = all.names;
-  PairBeginEnd(begin_end, merged);
-  for (const TrackNameEvent& n : names) {
+  const PartFacts& facts = all.facts;
+  const int64_t events = facts.events;
+  PairBeginEnd(all.facts.begin_end, merged);
+  for (const TrackNameEvent& n : facts.track_names) {
     for (TrackKind kind : {TrackKind::kHostThread, TrackKind::kDeviceStream}) {
-      if (tracks.contains(TrackKey{kind, n.pid, n.tid})) {
+      if (facts.tracks.contains(TrackKey{kind, n.pid, n.tid})) {
         merged.SetTrackName(merged.GetTrack(kind, n.pid, n.tid), merged.Intern(n.name));
       }
     }
   }
 
   RunMetadata& m = merged.metadata();
-  FillMetadata(path, meta, features, splitter.bare_array(), base_time_ns, m);
+  FillMetadata(path, meta, facts.features, splitter.bare_array(), base_time_ns, m);
   m.events_read = events;
   if (splitter.skipped_elements() > 0) {
     merged.diagnostics().Add("non_object_event", Severity::kWarning,
