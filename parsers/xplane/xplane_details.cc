@@ -71,6 +71,27 @@ void ForEachToken(std::string_view text, Fn&& fn) {
   }
 }
 
+// The size of a copy or memset: a non-negative integer, else rejected.
+void ReadBytes(std::string_view value, DeviceDetails& out, DetailsOutcome& r) {
+  std::optional<int64_t> n = ParseInt(value);
+  if (n.has_value() && *n >= 0) {
+    out.bytes = *n;
+    ++r.fields_read;
+  } else {
+    ++r.fields_rejected;
+  }
+}
+
+// "async:0" marks a copy or memset issued by a blocking API.
+void ReadAsync(std::string_view value, DeviceDetails& out, DetailsOutcome& r) {
+  if (value == "0" || value == "1") {
+    out.synchronous = value == "0";
+    ++r.fields_read;
+  } else {
+    ++r.fields_rejected;
+  }
+}
+
 bool IsHostSpace(MemorySpace m) {
   return m == MemorySpace::kPageable || m == MemorySpace::kPinned;
 }
@@ -158,13 +179,7 @@ DetailsOutcome ApplyMemcpyDetails(std::string_view text, DeviceDetails& out) {
   DetailsOutcome r;
   ForEachToken(text, [&](std::string_view key, std::string_view value) {
     if (key == "size") {
-      std::optional<int64_t> n = ParseInt(value);
-      if (n.has_value() && *n >= 0) {
-        out.bytes = *n;
-        ++r.fields_read;
-      } else {
-        ++r.fields_rejected;
-      }
+      ReadBytes(value, out, r);
     } else if (key == "kind_src") {
       out.src = MemorySpaceFromXSpaceKind(value);
       ++r.fields_read;
@@ -179,12 +194,7 @@ DetailsOutcome ApplyMemcpyDetails(std::string_view text, DeviceDetails& out) {
         ++r.fields_read;
       }
     } else if (key == "async") {
-      if (value == "0" || value == "1") {
-        out.synchronous = value == "0";
-        ++r.fields_read;
-      } else {
-        ++r.fields_rejected;
-      }
+      ReadAsync(value, out, r);
     }
   });
   if (out.direction == CopyDirection::kUnknown) {
@@ -205,23 +215,12 @@ DetailsOutcome ApplyMemsetDetails(std::string_view text, DeviceDetails& out) {
   DetailsOutcome r;
   ForEachToken(text, [&](std::string_view key, std::string_view value) {
     if (key == "num_bytes") {
-      std::optional<int64_t> n = ParseInt(value);
-      if (n.has_value() && *n >= 0) {
-        out.bytes = *n;
-        ++r.fields_read;
-      } else {
-        ++r.fields_rejected;
-      }
+      ReadBytes(value, out, r);
     } else if (key == "kind") {
       out.dst = MemorySpaceFromXSpaceKind(value);
       ++r.fields_read;
     } else if (key == "async") {
-      if (value == "0" || value == "1") {
-        out.synchronous = value == "0";
-        ++r.fields_read;
-      } else {
-        ++r.fields_rejected;
-      }
+      ReadAsync(value, out, r);
     }
   });
   return r;
