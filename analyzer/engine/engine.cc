@@ -19,31 +19,6 @@ namespace {
 // rounded once by the rules.
 constexpr double kShareSlack = 1e-6;
 
-absl::StatusOr<PreparedRules> Prepare(const RuleRegistry& registry, const EngineOptions& options) {
-  if (!registry.status().ok()) return registry.status();
-  std::vector<OptionOverride> overrides;
-  if (!options.config_path.empty()) {
-    absl::StatusOr<std::vector<OptionOverride>> from_file = LoadConfigFile(options.config_path);
-    if (!from_file.ok()) return from_file.status();
-    overrides = std::move(*from_file);
-  }
-  for (const std::string& text : options.set_overrides) {
-    absl::StatusOr<OptionOverride> o = ParseSetOverride(text);
-    if (!o.ok()) return o.status();
-    overrides.push_back(std::move(*o));
-  }
-  PreparedRules out;
-  absl::StatusOr<std::map<std::string, RuleOptions>> resolved =
-      ResolveOptions(registry, overrides);
-  if (!resolved.ok()) return resolved.status();
-  out.options = std::move(*resolved);
-  absl::StatusOr<std::vector<std::string>> selected =
-      SelectRules(registry, options.rules_glob);
-  if (!selected.ok()) return selected.status();
-  out.selected = std::move(*selected);
-  return out;
-}
-
 // Zeroes what is not finite so no NaN reaches a report; says so.
 void Sanitize(Finding& f, std::vector<std::string>& warnings) {
   auto fix = [&](double& v, std::string_view what) {
@@ -72,13 +47,30 @@ std::string PerRankText(int rank, const Finding* f) {
 
 }  // namespace
 
-absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOptions& options) {
-  return Prepare(registry, options).status();
-}
-
 absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
                                            const EngineOptions& options) {
-  return Prepare(registry, options);
+  if (!registry.status().ok()) return registry.status();
+  std::vector<OptionOverride> overrides;
+  if (!options.config_path.empty()) {
+    absl::StatusOr<std::vector<OptionOverride>> from_file = LoadConfigFile(options.config_path);
+    if (!from_file.ok()) return from_file.status();
+    overrides = std::move(*from_file);
+  }
+  for (const std::string& text : options.set_overrides) {
+    absl::StatusOr<OptionOverride> o = ParseSetOverride(text);
+    if (!o.ok()) return o.status();
+    overrides.push_back(std::move(*o));
+  }
+  PreparedRules out;
+  absl::StatusOr<std::map<std::string, RuleOptions>> resolved =
+      ResolveOptions(registry, overrides);
+  if (!resolved.ok()) return resolved.status();
+  out.options = std::move(*resolved);
+  absl::StatusOr<std::vector<std::string>> selected =
+      SelectRules(registry, options.rules_glob);
+  if (!selected.ok()) return selected.status();
+  out.selected = std::move(*selected);
+  return out;
 }
 
 std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,

@@ -32,16 +32,14 @@ struct EngineResult {
   std::vector<std::string> warnings;
 };
 
-// Everything that can be wrong with the options, checked before any trace
-// is read: bad registry, unknown rule or option, out-of-range value,
-// unreadable config, a --rules glob that matches nothing.
-absl::Status ValidateEngineOptions(const RuleRegistry& registry, const EngineOptions& options);
-
 // The selected rules (in selection order) with their resolved options.
 struct PreparedRules {
   std::vector<std::string> selected;
   std::map<std::string, RuleOptions> options;
 };
+// Fails on everything that can be wrong with the options, before any trace
+// is read: bad registry, unknown rule or option, out-of-range value,
+// unreadable config, a --rules glob that matches nothing.
 absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
                                            const EngineOptions& options);
 

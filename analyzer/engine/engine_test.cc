@@ -130,14 +130,14 @@ TEST_F(EngineTest, OptionsSelectionAndNotJudged) {
   EXPECT_TRUE(result->findings.empty());
 
   opts.set_overrides = {"alpha-rule.Scale=11"};
-  EXPECT_TRUE(absl::IsInvalidArgument(ValidateEngineOptions(reg, opts)));
+  EXPECT_TRUE(absl::IsInvalidArgument(PrepareRules(reg, opts).status()));
   EXPECT_FALSE(RunRules(reg, opts, ptrs_).ok());
   opts.set_overrides.clear();
   opts.rules_glob = "delta-*";
-  EXPECT_TRUE(absl::IsInvalidArgument(ValidateEngineOptions(reg, opts)));
+  EXPECT_TRUE(absl::IsInvalidArgument(PrepareRules(reg, opts).status()));
   opts.rules_glob = "*";
   opts.config_path = "/nonexistent/config.toml";
-  EXPECT_FALSE(ValidateEngineOptions(reg, opts).ok());
+  EXPECT_FALSE(PrepareRules(reg, opts).status().ok());
 }
 
 TEST_F(EngineTest, SavingsOverTheStepAndNonFiniteNumbersAreReported) {
