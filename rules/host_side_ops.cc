@@ -166,6 +166,12 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
                                       ShareText(s.share), min_share * 100),
                           s.share, min_share, "share"});
   };
+  auto add_round_trips = [&](Finding& f) {
+    if (trips.count == 0) return;
+    f.evidence.push_back({fmt::format("{:.1f} D2H -> host -> H2D round trips per step, e.g. {}",
+                                      trips.count / steps_n, trips.example),
+                          trips.count / steps_n, 0, "count"});
+  };
 
   // Synchronizing calls: the host stops until the device drains.
   CauseSummary sync = rules_internal::SummarizeIdle(
@@ -192,12 +198,7 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.evidence.push_back({fmt::format("{:.1f} synchronizing calls per step",
                                       SafeShare(static_cast<double>(syncs.total), steps_n)),
                           SafeShare(static_cast<double>(syncs.total), steps_n), 0, "count"});
-    if (trips.count > 0) {
-      f.evidence.push_back(
-          {fmt::format("{:.1f} D2H -> host -> H2D round trips per step, e.g. {}",
-                       trips.count / steps_n, trips.example),
-           trips.count / steps_n, 0, "count"});
-    }
+    add_round_trips(f);
     f.location = rules_internal::LocateIdle(tl, steps, sync);
     f.fix =
         "Keep values on the GPU: accumulate metrics as tensors and call .item()/.cpu() every N "
@@ -239,12 +240,8 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
                                       FormatDurationNs(min_self_ns)),
                           static_cast<double>(min_self_ns), static_cast<double>(min_self_ns),
                           "ns"});
-    if (trips.count > 0 && outcome.findings.empty()) {
-      f.evidence.push_back(
-          {fmt::format("{:.1f} D2H -> host -> H2D round trips per step, e.g. {}",
-                       trips.count / steps_n, trips.example),
-           trips.count / steps_n, 0, "count"});
-    }
+    // Said once: under the sync finding when there is one.
+    if (outcome.findings.empty()) add_round_trips(f);
     f.location = rules_internal::LocateIdle(tl, steps, host);
     f.fix =
         "Do the computation on the device (create tensors with device=..., use torch ops "
