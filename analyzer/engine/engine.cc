@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/engine/fingerprint.h"
 #include "analyzer/engine/options.h"
 #include "analyzer/engine/ranking.h"
 #include "analyzer/engine/selection.h"
@@ -153,6 +154,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
             PerRankText(rank_names[r], it == per_rank.end() ? nullptr : &it->second));
       }
     }
+    merged.fingerprint = FindingFingerprint(merged);
     result.findings.push_back(std::move(merged));
   }
   RankFindings(result.findings);

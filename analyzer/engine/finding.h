@@ -60,6 +60,13 @@ struct Finding {
   std::string fix;
   // Per-rank values when the run has several ranks ("rank 3: 12.1 ms").
   std::vector<std::string> per_rank;
+  // One-time findings (warm-up, start-up, capture, compile; contract.md):
+  // the total cost, not per step. Such a finding has recoverable_ns_per_step
+  // == 0 and recoverable_share == 0, so it never counts in per-step totals.
+  TimeNs one_time_ns = 0;
+  // Stable identity across re-runs of the same code (fingerprint.h); stamped
+  // by the engine after the cross-rank merge, never by a rule.
+  std::string fingerprint;
 };
 
 // Outcome of one rule on one rank: findings, or why it could not judge.

@@ -223,6 +223,8 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.EndObject();
   w.Key("fix").String(f.fix);
   w.Key("per_rank").StringArray(f.per_rank);
+  w.Key("one_time_ns").Int(f.one_time_ns);
+  w.Key("fingerprint").String(f.fingerprint);
   w.EndObject();
 }
 
