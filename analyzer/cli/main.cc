@@ -6,6 +6,7 @@
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/batch_command.h"
+#include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/rules_command.h"
 
@@ -65,6 +66,25 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"path", "recoverable"}));
   AddRuleOptions(*batch, b.engine);
 
+  DiffArgs d;
+  CLI::App* diff = app.add_subcommand(
+      "diff", "compare two runs step by step: what changed beyond run-to-run noise");
+  diff->add_option("base", d.base, "trace, run directory or JSON report (--format json)")
+      ->required();
+  diff->add_option("new", d.next, "trace, run directory or JSON report")->required();
+  diff->add_option("--format", d.format, "output format: text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  diff->add_option("-o,--output", d.output, "write the diff to this file");
+  diff->add_option("--rank", d.rank, "compare this rank of both runs (default: the worst)")
+      ->check(CLI::NonNegativeNumber);
+  diff->add_option("--top", d.top_n, "kernels and ops listed")->check(CLI::PositiveNumber);
+  diff->add_option("--fail-on-regression", d.fail_on_regression_pct,
+                   "exit 1 when the step time's 95% lower bound rose by more than PCT percent")
+      ->check(CLI::NonNegativeNumber);
+  AddRuleOptions(*diff, d.engine);
+  diff->add_option("--threads", d.threads, "cores to use (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+
   RulesArgs r;
   CLI::App* rules = app.add_subcommand("rules", "list the rules and their options");
   rules->add_flag("--dump-config", r.dump_config, "print every option with its default");
@@ -78,6 +98,7 @@ int main(int argc, char** argv) {
   }
   if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
   if (*batch) return RunBatch(b, std::cout, std::cerr);
+  if (*diff) return RunDiffCommand(d, std::cout, std::cerr);
   if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
   return kExitUsage;
 }

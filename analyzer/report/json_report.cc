@@ -165,6 +165,25 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.EndObject();
   }
   w.EndArray();
+  // Every kernel and op whatever --top says: `tracelint diff` reads them back.
+  w.Key("kernels").BeginArray();
+  for (const KernelStat& k : m.top_kernels) {
+    w.BeginObject();
+    w.Key("name").String(k.name);
+    w.Key("count").Int(k.count);
+    w.Key("total_ns").Int(k.total_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("ops").BeginArray();
+  for (const OpStat& o : m.top_ops) {
+    w.BeginObject();
+    w.Key("name").String(o.name);
+    w.Key("count").Int(o.count);
+    w.Key("device_ns").Int(o.device_ns);
+    w.EndObject();
+  }
+  w.EndArray();
 
   w.Key("import_diagnostics").BeginArray();
   for (const Diagnostic& d : tl.diagnostics().List()) {

@@ -1,0 +1,105 @@
+#include "analyzer/cli/diff_command.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/run_pipeline.h"
+#include "analyzer/engine/registry.h"
+#include "analyzer/report/diff.h"
+#include "analyzer/report/diff_report.h"
+#include "fmt/format.h"
+#include "rules/all_rules.h"
+
+namespace tracelint {
+
+absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineOptions& engine,
+                                          int threads, std::ostream& err, int& error_exit_code) {
+  LoadedDiffRun loaded;
+  if (IsJsonReportFile(path)) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<DiffRun> run = DiffRunFromJsonReport(text.str(), path);
+    if (!run.ok()) {
+      error_exit_code = kExitUnreadable;
+      return run.status();
+    }
+    loaded.run = std::move(*run);
+    return loaded;
+  }
+  RuleRegistry registry;
+  RegisterAllRules(registry);
+  absl::StatusOr<PreparedRules> rules = PrepareRules(registry, engine);
+  if (!rules.ok()) {
+    error_exit_code = kExitUsage;
+    return rules.status();
+  }
+  PipelineOptions pipeline;
+  pipeline.load.cores = threads;
+  absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(path, registry, *rules, pipeline);
+  if (!analyzed.ok()) {
+    error_exit_code = kExitUnreadable;
+    return analyzed.status();
+  }
+  std::vector<std::string> warnings;
+  loaded.exit_code = RunHealth(*analyzed, warnings);
+  for (const std::string& w : warnings) err << "tracelint: warning: " << path << ": " << w << "\n";
+  ReportInput input;
+  input.input_path = path;
+  for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
+  input.contexts = analyzed->ContextPointers();
+  input.findings = std::move(analyzed->engine.findings);
+  loaded.run = DiffRunFromAnalysis(input);
+  return loaded;
+}
+
+int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.format != "text" && args.format != "markdown" && args.format != "json") {
+    err << "tracelint: --format must be text, markdown or json, not '" << args.format << "'\n";
+    return kExitUsage;
+  }
+  for (const std::string& input : {args.base, args.next}) {
+    if (absl::Status s = CheckOutputOutsideTraces(args.output, input); !s.ok()) {
+      err << "tracelint: " << s.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  int exit_code = kExitOk;
+  std::vector<DiffRun> runs;
+  for (const std::string& path : {args.base, args.next}) {
+    int error_code = kExitUnreadable;
+    absl::StatusOr<LoadedDiffRun> loaded =
+        LoadDiffRun(path, args.engine, args.threads, err, error_code);
+    if (!loaded.ok()) {
+      err << "tracelint: " << loaded.status().message() << "\n";
+      return error_code;
+    }
+    exit_code = CombineExitCodes(exit_code, loaded->exit_code);
+    runs.push_back(std::move(loaded->run));
+  }
+  DiffOptions options;
+  options.rank = args.rank;
+  options.top_n = args.top_n;
+  options.fail_on_regression_pct = args.fail_on_regression_pct;
+  absl::StatusOr<RunDiff> diff = ComputeRunDiff(runs[0], runs[1], options);
+  if (!diff.ok()) {
+    err << "tracelint: " << diff.status().message() << "\n";
+    return absl::IsInvalidArgument(diff.status()) ? kExitUsage : kExitNotJudgeable;
+  }
+  std::string text = args.format == "json"       ? RenderDiffJson(*diff)
+                     : args.format == "markdown" ? RenderDiffMarkdown(*diff)
+                                                 : RenderDiffText(*diff);
+  if (absl::Status s = WriteReport(text, args.output, out); !s.ok()) {
+    err << "tracelint: " << s.message() << "\n";
+    return kExitWriteFailed;
+  }
+  if (diff->gate_tripped) exit_code = CombineExitCodes(exit_code, kExitFindingsGate);
+  if (args.fail_on_regression_pct >= 0 && !diff->gate_evaluated) {
+    err << "tracelint: --fail-on-regression not evaluated: too few steady steps to judge noise\n";
+    exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
+  }
+  return exit_code;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,42 @@
+#ifndef TRACELINT_ANALYZER_CLI_DIFF_COMMAND_H_
+#define TRACELINT_ANALYZER_CLI_DIFF_COMMAND_H_
+
+#include <iosfwd>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/report/diff_input.h"
+
+namespace tracelint {
+
+struct DiffArgs {
+  std::string base;  // a trace, a run directory or a saved JSON report
+  std::string next;
+  std::string format = "text";  // text | markdown | json
+  std::string output;           // empty: stdout
+  int rank = -1;                // -1: the worst rank of each run
+  int top_n = 10;               // kernels and ops listed
+  double fail_on_regression_pct = -1;  // < 0: no gate
+  EngineOptions engine;         // for trace inputs
+  int threads = 0;
+};
+
+// One side of a diff: a JSON report is read back, anything else analysed as
+// `analyze` would. On failure returns the exit code to use; `exit_code` also
+// receives kExitDamaged for a run analysed from damaged input.
+struct LoadedDiffRun {
+  DiffRun run;
+  int exit_code = 0;
+};
+absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineOptions& engine,
+                                          int threads, std::ostream& err, int& error_exit_code);
+
+// The whole `tracelint diff` job: returns the exit code (exit_codes.h):
+// 1 when --fail-on-regression tripped, 5 when it was asked for but there were
+// too few steady steps to judge it (or a run had none).
+int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_CLI_DIFF_COMMAND_H_

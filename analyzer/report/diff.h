@@ -1,0 +1,84 @@
+#ifndef TRACELINT_ANALYZER_REPORT_DIFF_H_
+#define TRACELINT_ANALYZER_REPORT_DIFF_H_
+
+// Comparison of two runs (contract.md, "diff"): per metric, the steady steps
+// of one rank of each run as independent samples, a two-sided Mann-Whitney U
+// test at alpha 0.05 and the Hodges-Lehmann shift with its 95% interval;
+// findings matched by fingerprint; kernels and ops by device time per step.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/analysis/stats.h"
+#include "analyzer/report/diff_input.h"
+
+namespace tracelint {
+
+// A finding's recoverable time moves by more than this share with too few
+// steps to judge noise: "changed".
+inline constexpr double kFindingChangeShareWithoutNoise = 0.20;
+
+struct DiffOptions {
+  int rank = -1;                     // -1: the worst rank of each run
+  int top_n = 10;                    // kernels / ops listed
+  double fail_on_regression_pct = -1;  // < 0: no gate
+};
+
+struct MetricDiff {
+  std::string name;  // "step_time", "gpu_utilization", "breakdown.kernel", ...
+  bool is_share = false;  // values are fractions 0..1, else ns
+  SampleComparison comparison;
+};
+
+enum class FindingChangeKind { kAdded, kRemoved, kChanged, kUnchanged };
+std::string_view FindingChangeName(FindingChangeKind k);  // "added", ...
+
+struct FindingChange {
+  FindingChangeKind kind = FindingChangeKind::kUnchanged;
+  DiffFinding base;  // empty when added
+  DiffFinding next;  // empty when removed
+  TimeNs delta_ns_per_step = 0;  // next - base recoverable time per step
+  TimeNs delta_one_time_ns = 0;
+};
+
+struct NamedDelta {
+  std::string name;
+  TimeNs base_ns_per_step = 0;
+  TimeNs new_ns_per_step = 0;
+  TimeNs delta_ns_per_step() const { return new_ns_per_step - base_ns_per_step; }
+};
+
+struct RunDiff {
+  std::string base_label;
+  std::string new_label;
+  int base_rank = -1;
+  int new_rank = -1;
+  bool judged = false;  // both sides have kMinSamplesToJudgeNoise steady steps
+  std::vector<MetricDiff> metrics;       // step_time first
+  std::vector<FindingChange> findings;   // added, removed, changed; then unchanged
+  std::vector<NamedDelta> kernels;       // largest |delta| first, non-zero only, top_n
+  std::vector<NamedDelta> ops;
+  // Step-time change relative to the base median, in percent: the shift and
+  // its 95% interval (meaningful when judged).
+  double step_change_pct = 0;
+  double step_change_low_pct = 0;
+  double step_change_high_pct = 0;
+  // --fail-on-regression: whether it was asked, could be evaluated, tripped.
+  double fail_on_regression_pct = -1;
+  bool gate_evaluated = false;
+  bool gate_tripped = false;
+  // Nothing beyond noise, no finding added, removed or changed, no kernel or
+  // op time moved.
+  bool empty() const;
+  const MetricDiff& step_time() const { return metrics.front(); }
+};
+
+// Errors: a run without analysed steps on the compared rank (FailedPrecondition),
+// --rank naming a rank a run lacks (InvalidArgument).
+absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
+                                       const DiffOptions& options);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_REPORT_DIFF_H_
