@@ -1,16 +1,53 @@
 #include "analyzer/cli/analyze_command.h"
 
 #include <iostream>
+#include <optional>
 
+#include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
+#include "analyzer/report/diff.h"
+#include "analyzer/report/diff_report.h"
 #include "analyzer/report/report.h"
 #include "fmt/format.h"
 #include "rules/all_rules.h"
 
 namespace tracelint {
+namespace {
+
+// analyze --baseline: this run against a saved report (or any diff input).
+// Sets `diff` and returns the gate's exit code, or leaves it empty and
+// returns the error's.
+int CompareWithBaseline(const AnalyzeArgs& args, const ReportInput& input, std::ostream& err,
+                        std::optional<RunDiff>& diff) {
+  int error_code = kExitUnreadable;
+  absl::StatusOr<LoadedDiffRun> base =
+      LoadDiffRun(args.baseline, args.engine, args.threads, err, error_code);
+  if (!base.ok()) {
+    err << "tracelint: --baseline: " << base.status().message() << "\n";
+    return error_code;
+  }
+  DiffOptions options;
+  options.top_n = args.top_n;
+  options.fail_on_regression_pct = args.fail_on_regression_pct;
+  absl::StatusOr<RunDiff> computed = ComputeRunDiff(base->run, DiffRunFromAnalysis(input), options);
+  if (!computed.ok()) {
+    err << "tracelint: --baseline: " << computed.status().message() << "\n";
+    return kExitNotJudgeable;
+  }
+  diff = std::move(*computed);
+  int code = base->exit_code;
+  if (diff->gate_tripped) code = CombineExitCodes(code, kExitFindingsGate);
+  if (args.fail_on_regression_pct >= 0 && !diff->gate_evaluated) {
+    err << "tracelint: --fail-on-regression not evaluated: too few steady steps to judge noise\n";
+    code = CombineExitCodes(code, kExitNotJudgeable);
+  }
+  return code;
+}
+
+}  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   if (args.format != "text" && args.format != "json") {
@@ -58,8 +95,19 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   int exit_code = RunHealth(*analyzed, warnings);
   for (const std::string& w : warnings) err << "tracelint: warning: " << w << "\n";
 
+  std::optional<RunDiff> baseline_diff;
+  if (!args.baseline.empty()) {
+    int baseline_code = CompareWithBaseline(args, input, err, baseline_diff);
+    if (!baseline_diff.has_value()) return baseline_code;
+    exit_code = CombineExitCodes(exit_code, baseline_code);
+    input.baseline_diff = &*baseline_diff;
+  }
+
   std::string report =
       args.format == "json" ? RenderJsonReport(input) : RenderTextReport(input);
+  if (baseline_diff.has_value() && args.format != "json") {
+    report += "\n== Against the baseline ==\n" + RenderDiffText(*baseline_diff);
+  }
   if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
     err << "tracelint: " << s.message() << "\n";
     return kExitUsage;

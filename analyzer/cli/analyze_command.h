@@ -22,6 +22,9 @@ struct AnalyzeArgs {
   EngineOptions engine;  // --rules, --set, --config
   int threads = 0;  // cores to use; 0 = the machine's
   int64_t split_bytes = 0;  // 0: parser default
+  // --baseline REPORT.json: the diff against it follows the report (diff.h).
+  std::string baseline;
+  double fail_on_regression_pct = -1;  // with --baseline; < 0: no gate
 };
 
 // The whole `tracelint analyze` job, testable without a process: returns

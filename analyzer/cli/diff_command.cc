@@ -1,5 +1,6 @@
 #include "analyzer/cli/diff_command.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -60,6 +61,14 @@ int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   for (const std::string& input : {args.base, args.next}) {
+    // A saved report is not a trace directory: only overwriting it is refused.
+    std::error_code ec;
+    if (!args.output.empty() && IsJsonReportFile(input) &&
+        std::filesystem::equivalent(args.output, input, ec)) {
+      err << "tracelint: refusing to overwrite the input report " << input << "\n";
+      return kExitUsage;
+    }
+    if (IsJsonReportFile(input)) continue;
     if (absl::Status s = CheckOutputOutsideTraces(args.output, input); !s.ok()) {
       err << "tracelint: " << s.message() << "\n";
       return kExitUsage;

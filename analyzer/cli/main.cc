@@ -46,6 +46,12 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   analyze->add_option("--split-bytes", a.split_bytes,
                       "split large event arrays into parts of this size (testing)");
+  analyze->add_option("--baseline", a.baseline,
+                      "compare with this JSON report (or trace) as `tracelint diff` does");
+  analyze->add_option("--fail-on-regression", a.fail_on_regression_pct,
+                      "with --baseline: exit 1 when the step time's 95% lower bound rose by "
+                      "more than PCT percent")
+      ->check(CLI::NonNegativeNumber);
 
   BatchArgs b;
   CLI::App* batch = app.add_subcommand(

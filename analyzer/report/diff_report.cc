@@ -17,6 +17,16 @@ std::string Cut(std::string_view s) {
   return std::string(s.substr(0, kNameWidth - 3)) + "...";
 }
 
+// Table cells: a '|' in a C++ kernel name would end the cell.
+std::string MdCell(std::string_view s) {
+  std::string out;
+  for (char c : Cut(s)) {
+    if (c == '|') out += '\\';
+    out += c == '`' ? '\'' : c;
+  }
+  return out;
+}
+
 std::string SignedDur(double ns) {
   TimeNs v = std::llround(ns);
   return (v > 0 ? "+" : "") + FormatDurationNs(v);
@@ -129,7 +139,7 @@ void NamedTable(std::string& out, std::string_view title, const std::vector<Name
     std::string delta = SignedDur(static_cast<double>(r.delta_ns_per_step()));
     if (markdown) {
       out += fmt::format("| {} | {} | {} | `{}` |\n", delta, FormatDurationNs(r.base_ns_per_step),
-                         FormatDurationNs(r.new_ns_per_step), Cut(r.name));
+                         FormatDurationNs(r.new_ns_per_step), MdCell(r.name));
     } else {
       out += fmt::format("  {:>12}  {:>11} -> {:<11}  {}\n", delta,
                          FormatDurationNs(r.base_ns_per_step), FormatDurationNs(r.new_ns_per_step),
@@ -216,7 +226,7 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
       if (c.kind == FindingChangeKind::kUnchanged) continue;
       const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
       out += fmt::format("| {} | `{}` | {} | {} |\n", FindingChangeName(c.kind), FindingName(c),
-                         FindingTimes(c), f.title);
+                         FindingTimes(c), MdCell(f.title));
     }
   }
   NamedTable(out, "Kernels", d.kernels, true);

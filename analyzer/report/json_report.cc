@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analyzer/analysis/steps.h"
+#include "analyzer/report/diff_report.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
@@ -302,6 +303,10 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.Key("recoverable_share").Double(s.recoverable_share);
   w.Key("text").String(s.line);
   w.EndObject();
+  if (input.baseline_diff != nullptr) {
+    w.Key("baseline_diff");
+    WriteDiffJson(w, *input.baseline_diff);
+  }
   w.EndObject();
   return w.Finish();
 }

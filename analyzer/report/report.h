@@ -11,6 +11,8 @@
 
 namespace tracelint {
 
+struct RunDiff;  // diff.h
+
 // The JSON report's "schema_version"; bump it with report.schema.json.
 inline constexpr int kReportSchemaVersion = 1;
 
@@ -30,6 +32,7 @@ struct ReportInput {
   std::vector<RuleOutcome> not_judged;  // rules that could not analyse
   std::vector<std::string> warnings;
   ReportOptions options;
+  const RunDiff* baseline_diff = nullptr;  // analyze --baseline
 };
 
 std::string RenderTextReport(const ReportInput& input);
