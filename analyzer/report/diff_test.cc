@@ -1,0 +1,288 @@
+#include "analyzer/report/diff.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/engine/fingerprint.h"
+#include "analyzer/report/diff_input.h"
+#include "analyzer/report/diff_report.h"
+#include "analyzer/report/schema_check.h"
+#include "analyzer/testing/training_run.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+using ::testing::HasSubstr;
+
+Finding MakeFinding(std::string cause, TimeNs recoverable_ns) {
+  Finding f;
+  f.rule_id = "gpu-idle-gaps";
+  f.cause = std::move(cause);
+  f.recoverable_ns_per_step = recoverable_ns;
+  f.recoverable_share = 0.1;
+  f.title = "GPU idle";
+  f.location.rank = 0;
+  f.location.top_items.push_back({"aten::mm", 1, 1, ""});
+  f.fingerprint = FindingFingerprint(f);
+  return f;
+}
+
+void ExpectSameRun(const DiffRun& a, const DiffRun& b) {
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    const DiffRank& x = a.ranks[i];
+    const DiffRank& y = b.ranks[i];
+    EXPECT_EQ(x.rank, y.rank);
+    EXPECT_EQ(x.analysed_steps, y.analysed_steps);
+    ASSERT_EQ(x.steady_steps.size(), y.steady_steps.size());
+    for (size_t s = 0; s < x.steady_steps.size(); ++s) {
+      EXPECT_EQ(x.steady_steps[s].number, y.steady_steps[s].number);
+      EXPECT_EQ(x.steady_steps[s].step_ns, y.steady_steps[s].step_ns);
+      EXPECT_EQ(x.steady_steps[s].gpu_utilization, y.steady_steps[s].gpu_utilization);
+      EXPECT_EQ(x.steady_steps[s].breakdown_ns, y.steady_steps[s].breakdown_ns);
+    }
+    ASSERT_EQ(x.kernels.size(), y.kernels.size());
+    for (size_t k = 0; k < x.kernels.size(); ++k) {
+      EXPECT_EQ(x.kernels[k].name, y.kernels[k].name);
+      EXPECT_EQ(x.kernels[k].total_ns, y.kernels[k].total_ns);
+      EXPECT_EQ(x.kernels[k].count, y.kernels[k].count);
+    }
+    ASSERT_EQ(x.ops.size(), y.ops.size());
+    for (size_t k = 0; k < x.ops.size(); ++k) {
+      EXPECT_EQ(x.ops[k].name, y.ops[k].name);
+      EXPECT_EQ(x.ops[k].total_ns, y.ops[k].total_ns);
+    }
+  }
+  ASSERT_EQ(a.findings.size(), b.findings.size());
+  for (size_t i = 0; i < a.findings.size(); ++i) {
+    EXPECT_EQ(a.findings[i].fingerprint, b.findings[i].fingerprint);
+    EXPECT_EQ(a.findings[i].recoverable_ns_per_step, b.findings[i].recoverable_ns_per_step);
+    EXPECT_EQ(a.findings[i].severity, b.findings[i].severity);
+  }
+}
+
+TEST(DiffInput, JsonReportReadsBackAsTheAnalysisWhateverTheTopN) {
+  absl::StatusOr<Timeline> tl = testing::MakeTrainingRun({}).BuildTimeline();
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  AnalysisContext ctx(*tl);
+  ReportInput input;
+  input.input_path = "run";
+  input.ranks = {&*tl};
+  input.contexts = {&ctx};
+  input.findings = {MakeFinding("data_loader", 3 * kNsPerMs)};
+  input.options.top_n = 1;  // the display cut must not reach the diff data
+  DiffRun live = DiffRunFromAnalysis(input);
+  ASSERT_EQ(live.ranks.size(), 1u);
+  EXPECT_EQ(live.ranks[0].steady_steps.size(), 12u);
+  EXPECT_GE(live.ranks[0].kernels.size(), 2u);
+  EXPECT_GE(live.ranks[0].ops.size(), 2u);
+  absl::StatusOr<DiffRun> read = DiffRunFromJsonReport(RenderJsonReport(input), "run.json");
+  ASSERT_TRUE(read.ok()) << read.status();
+  ExpectSameRun(live, *read);
+}
+
+TEST(DiffInput, RejectsWhatIsNotAFullReport) {
+  EXPECT_FALSE(DiffRunFromJsonReport("[1, 2]", "x").ok());
+  EXPECT_FALSE(DiffRunFromJsonReport("{\"tool\": \"other\"}", "x").ok());
+  absl::StatusOr<DiffRun> old = DiffRunFromJsonReport(
+      R"({"schema_version": 1, "tool": "tracelint", "ranks": [{"rank": 0, "steps": {"count": 0},
+          "summary": [], "per_step": []}], "findings": []})",
+      "old.json");
+  ASSERT_FALSE(old.ok());
+  EXPECT_THAT(old.status().message(), HasSubstr("'kernels'"));
+  EXPECT_THAT(old.status().message(), HasSubstr("old.json"));
+}
+
+// A run of one rank whose steps take the given times (ns).
+DiffRun OneRankRun(std::string label, const std::vector<TimeNs>& steps_ns, int rank = 0) {
+  DiffRun run;
+  run.label = std::move(label);
+  DiffRank r;
+  r.rank = rank;
+  r.analysed_steps = static_cast<int64_t>(steps_ns.size());
+  for (size_t i = 0; i < steps_ns.size(); ++i) {
+    DiffStep s;
+    s.number = static_cast<int64_t>(i);
+    s.step_ns = steps_ns[i];
+    s.gpu_utilization = 0.5;
+    s.breakdown_ns[0] = steps_ns[i];
+    r.steady_steps.push_back(s);
+  }
+  run.ranks.push_back(r);
+  return run;
+}
+
+std::vector<TimeNs> Steps(TimeNs base_ns, int n, TimeNs spread_ns) {
+  std::vector<TimeNs> v;
+  for (int i = 0; i < n; ++i) v.push_back(base_ns + (i % 5) * spread_ns);
+  return v;
+}
+
+DiffFinding Found(std::string fingerprint, TimeNs ns) {
+  DiffFinding f;
+  f.fingerprint = fingerprint;
+  f.rule_id = "gpu-idle-gaps";
+  f.cause = fingerprint;
+  f.severity = "low";
+  f.recoverable_ns_per_step = ns;
+  return f;
+}
+
+TEST(ComputeRunDiff, FindingsAddedRemovedChangedByFingerprint) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, 10 * kNsPerUs));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, 10 * kNsPerUs));
+  base.findings = {Found("same", 10 * kNsPerMs), Found("moved", 5 * kNsPerMs),
+                   Found("gone", kNsPerMs)};
+  next.findings = {Found("same", 10 * kNsPerMs), Found("moved", 8 * kNsPerMs),
+                   Found("new", 2 * kNsPerMs)};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->findings.size(), 4u);
+  EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kAdded);
+  EXPECT_EQ(d->findings[0].next.fingerprint, "new");
+  EXPECT_EQ(d->findings[1].kind, FindingChangeKind::kRemoved);
+  EXPECT_EQ(d->findings[1].base.fingerprint, "gone");
+  EXPECT_EQ(d->findings[2].kind, FindingChangeKind::kChanged);
+  EXPECT_EQ(d->findings[2].delta_ns_per_step, 3 * kNsPerMs);
+  EXPECT_EQ(d->findings[3].kind, FindingChangeKind::kUnchanged);
+  EXPECT_FALSE(d->empty());
+}
+
+TEST(ComputeRunDiff, FindingMovesWithinTheStepTimeNoiseAreUnchanged) {
+  // Step times spread by 4 ms: a finding moving by 0.5 ms is within that.
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  base.findings = {Found("f", 10 * kNsPerMs)};
+  next.findings = {Found("f", 10 * kNsPerMs + 500 * kNsPerUs)};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kUnchanged);
+}
+
+TEST(ComputeRunDiff, TooFewStepsComparesMediansAndUsesTheTwentyPercentRule) {
+  DiffRun base = OneRankRun("a", {100 * kNsPerMs, 101 * kNsPerMs, 102 * kNsPerMs});
+  DiffRun next = OneRankRun("b", {150 * kNsPerMs, 151 * kNsPerMs, 152 * kNsPerMs});
+  base.findings = {Found("small", 10 * kNsPerMs), Found("big", 10 * kNsPerMs)};
+  next.findings = {Found("small", 11500 * kNsPerUs), Found("big", 12500 * kNsPerUs)};
+  DiffOptions options;
+  options.fail_on_regression_pct = 5;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, options);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->judged);
+  EXPECT_FALSE(d->step_time().comparison.beyond_noise);
+  EXPECT_NEAR(d->step_change_pct, 100.0 * 50 / 101, 1e-9);
+  EXPECT_FALSE(d->gate_evaluated);
+  EXPECT_FALSE(d->gate_tripped);
+  EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kChanged);  // big: +25%
+  EXPECT_EQ(d->findings[0].base.fingerprint, "big");
+  EXPECT_EQ(d->findings[1].kind, FindingChangeKind::kUnchanged);  // small: +15%
+  std::string text = RenderDiffText(*d);
+  EXPECT_THAT(text, HasSubstr("too few steps to judge noise"));
+  EXPECT_THAT(text, HasSubstr("not evaluated"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("beyond noise")));
+}
+
+TEST(ComputeRunDiff, GateTripsOnTheIntervalsLowerBound) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, 100 * kNsPerUs));
+  DiffRun next = OneRankRun("b", Steps(120 * kNsPerMs, 10, 100 * kNsPerUs));
+  DiffOptions options;
+  options.fail_on_regression_pct = 10;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, options);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->judged);
+  EXPECT_TRUE(d->step_time().comparison.beyond_noise);
+  EXPECT_GT(d->step_change_low_pct, 19);
+  EXPECT_TRUE(d->gate_evaluated);
+  EXPECT_TRUE(d->gate_tripped);
+  options.fail_on_regression_pct = 25;
+  d = ComputeRunDiff(base, next, options);
+  EXPECT_FALSE(d->gate_tripped);
+  // An improvement never trips.
+  options.fail_on_regression_pct = 0;
+  d = ComputeRunDiff(next, base, options);
+  EXPECT_FALSE(d->gate_tripped);
+}
+
+TEST(ComputeRunDiff, KernelsByLargestChangePerStep) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, 0));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 5, 0));
+  base.ranks[0].kernels = {{"same", 10, 10 * kNsPerMs}, {"faster", 10, 20 * kNsPerMs},
+                           {"gone", 10, 10 * kNsPerMs}};
+  // 5 analysed steps: per-step values double for the same totals.
+  next.ranks[0].kernels = {{"same", 5, 5 * kNsPerMs}, {"faster", 5, 5 * kNsPerMs},
+                           {"slower", 5, 20 * kNsPerMs}};
+  DiffOptions options;
+  options.top_n = 2;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, options);
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->kernels.size(), 2u);
+  EXPECT_EQ(d->kernels[0].name, "slower");
+  EXPECT_EQ(d->kernels[0].delta_ns_per_step(), 4 * kNsPerMs);
+  // "faster" (2 -> 1 ms) and "gone" (1 ms -> 0) both moved by -1 ms: by name.
+  EXPECT_EQ(d->kernels[1].name, "faster");
+  EXPECT_EQ(d->kernels[1].delta_ns_per_step(), -kNsPerMs);
+  options.top_n = 10;
+  d = ComputeRunDiff(base, next, options);
+  ASSERT_EQ(d->kernels.size(), 3u);  // "same" did not move
+  EXPECT_EQ(d->kernels[2].name, "gone");
+  EXPECT_EQ(d->kernels[2].new_ns_per_step, 0);
+}
+
+TEST(ComputeRunDiff, PicksTheWorstRankOrTheOneAsked) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 6, 0), 0);
+  DiffRun slow = OneRankRun("a", Steps(130 * kNsPerMs, 6, 0), 3);
+  base.ranks.push_back(slow.ranks[0]);
+  DiffRun next = base;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->base_rank, 3);
+  DiffOptions options;
+  options.rank = 0;
+  d = ComputeRunDiff(base, next, options);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->base_rank, 0);
+  options.rank = 5;
+  d = ComputeRunDiff(base, next, options);
+  EXPECT_TRUE(absl::IsInvalidArgument(d.status())) << d.status();
+  DiffRun empty = OneRankRun("e", {});
+  EXPECT_TRUE(absl::IsFailedPrecondition(ComputeRunDiff(empty, next, {}).status()));
+}
+
+TEST(ComputeRunDiff, IdenticalRunsDiffToNothing) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  base.findings = {Found("f", kNsPerMs)};
+  base.ranks[0].kernels = {{"k", 10, 10 * kNsPerMs}};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, base, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->empty());
+  EXPECT_THAT(RenderDiffText(*d), HasSubstr("No difference beyond noise"));
+  EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("No difference beyond noise"));
+}
+
+TEST(DiffReport, JsonValidatesAgainstTheSchema) {
+  for (bool judged : {true, false}) {
+    DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, judged ? 10 : 3, kNsPerMs));
+    DiffRun next = OneRankRun("b", Steps(120 * kNsPerMs, judged ? 10 : 3, kNsPerMs));
+    base.findings = {Found("gone", kNsPerMs), Found("moved", kNsPerMs)};
+    next.findings = {Found("new", kNsPerMs), Found("moved", 3 * kNsPerMs)};
+    base.ranks[0].kernels = {{"k|x", 10, 10 * kNsPerMs}};
+    DiffOptions options;
+    options.fail_on_regression_pct = 5;
+    absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, options);
+    ASSERT_TRUE(d.ok());
+    EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("`k\\|x`"));
+    std::filesystem::path file =
+        std::filesystem::path(::testing::TempDir()) / "tracelint_diff_schema_test.json";
+    std::ofstream(file) << RenderDiffJson(*d);
+    std::string why;
+    testing::SchemaCheck check = testing::ValidateJsonFile("diff.schema.json", file.string(), why);
+    if (check == testing::SchemaCheck::kSkipped) GTEST_SKIP() << why;
+    EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+  }
+}
+
+}  // namespace
+}  // namespace tracelint
