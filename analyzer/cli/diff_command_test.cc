@@ -1,0 +1,227 @@
+#include "analyzer/cli/diff_command.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/cli/analyze_command.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/testing/training_run.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+// `tracelint diff` end to end on generated pairs of runs: the same step
+// program with seeded run-to-run noise, differing by one cause or by noise
+// only.
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::TrainingRun;
+
+fs::path FreshDir(const std::string& name) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_diff_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Writes the run as a trace file in its own directory; returns the file.
+std::string WriteRun(const fs::path& dir, const std::string& name, const TrainingRun& run) {
+  fs::create_directories(dir / name);
+  fs::path file = dir / name / "worker0.pt.trace.json";
+  std::ofstream(file) << testing::TrainingRunJson(run);
+  return file.string();
+}
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Diff(DiffArgs args) {
+  std::ostringstream out, err;
+  int code = RunDiffCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+DiffArgs Args(std::string base, std::string next, std::string format = "text") {
+  DiffArgs a;
+  a.base = std::move(base);
+  a.next = std::move(next);
+  a.format = std::move(format);
+  return a;
+}
+
+TEST(DiffCommand, RealRegressionTripsTheGate) {
+  fs::path dir = FreshDir("regression");
+  TrainingRun base;
+  TrainingRun slower = base;
+  slower.seed = 2;
+  slower.gemm_ns = base.gemm_ns * 13 / 10;  // +30% on the main kernel: ~+25% step
+  DiffArgs args = Args(WriteRun(dir, "base", base), WriteRun(dir, "new", slower), "json");
+  args.fail_on_regression_pct = 10;
+  Result r = Diff(args);
+  EXPECT_EQ(r.code, kExitFindingsGate) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"tripped\": true"));
+  EXPECT_THAT(r.out, HasSubstr("\"name\": \"ampere_sgemm_128x64_nn\""));
+  args.format = "text";
+  r = Diff(args);
+  EXPECT_THAT(r.out, HasSubstr("beyond noise"));
+  EXPECT_THAT(r.out, HasSubstr("TRIPPED"));
+}
+
+TEST(DiffCommand, RunToRunNoiseDoesNotFire) {
+  fs::path dir = FreshDir("noise");
+  TrainingRun base;
+  TrainingRun again = base;
+  again.seed = 7;  // same code, other noise
+  DiffArgs args = Args(WriteRun(dir, "base", base), WriteRun(dir, "new", again));
+  args.fail_on_regression_pct = 2;
+  Result r = Diff(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("not tripped"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("step time [^\n]*within noise"));
+}
+
+TEST(DiffCommand, FixedBottleneckRemovesTheFindingAndImprovesBeyondNoise) {
+  fs::path dir = FreshDir("fixed");
+  TrainingRun starved;
+  starved.data_loader_ns = 6 * kNsPerMs;  // the GPU waits for every batch
+  TrainingRun fixed;
+  fixed.seed = 3;
+  DiffArgs args = Args(WriteRun(dir, "base", starved), WriteRun(dir, "new", fixed), "json");
+  args.fail_on_regression_pct = 0;
+  Result r = Diff(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "\"change\": \"removed\",\\s*\"fingerprint\": \"[0-9a-f]+\",\\s*"
+                         "\"base\": \\{\\s*\"rule_id\": \"gpu-idle-gaps\",\\s*\"cause\": "
+                         "\"data_loader\""));
+  args.format = "text";
+  r = Diff(args);
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("step time -[0-9.]+% [^\n]*beyond noise"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("breakdown.data_loader [^\n]*beyond noise"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("removed +gpu-idle-gaps / data_loader"));
+}
+
+TEST(DiffCommand, TooFewStepsSaysSoAndCannotGate) {
+  fs::path dir = FreshDir("few");
+  TrainingRun base;
+  base.steps = 3;
+  TrainingRun slower = base;
+  slower.gemm_ns *= 2;
+  DiffArgs args = Args(WriteRun(dir, "base", base), WriteRun(dir, "new", slower));
+  Result r = Diff(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("too few steps to judge noise"));
+  EXPECT_THAT(r.out, Not(HasSubstr("beyond noise")));
+  args.fail_on_regression_pct = 5;
+  r = Diff(args);
+  EXPECT_EQ(r.code, kExitNotJudgeable);
+  EXPECT_THAT(r.err, HasSubstr("too few steady steps"));
+}
+
+TEST(DiffCommand, ReportsOfTheSameTraceDiffToNothing) {
+  fs::path dir = FreshDir("same");
+  std::string trace = WriteRun(dir, "run", {});
+  std::vector<std::string> reports;
+  for (int i = 0; i < 2; ++i) {
+    AnalyzeArgs a;
+    a.path = trace;
+    a.format = "json";
+    a.top_n = 1;  // the display cut must not matter
+    a.output = (dir / ("report" + std::to_string(i) + ".json")).string();
+    std::ostringstream out, err;
+    ASSERT_EQ(RunAnalyze(a, out, err), kExitOk) << err.str();
+    reports.push_back(a.output);
+  }
+  DiffArgs args = Args(reports[0], reports[1], "json");
+  args.fail_on_regression_pct = 0;
+  Result r = Diff(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"empty\": true"));
+  EXPECT_THAT(r.out, Not(HasSubstr("\"change\": \"added\"")));
+  EXPECT_THAT(r.out, Not(HasSubstr("\"change\": \"removed\"")));
+  EXPECT_THAT(r.out, Not(HasSubstr("\"change\": \"changed\"")));
+  EXPECT_THAT(r.out, HasSubstr("\"kernels\": []"));
+  // A report and the trace it came from compare the same way.
+  Result mixed = Diff(Args(reports[0], trace, "json"));
+  EXPECT_THAT(mixed.out, HasSubstr("\"empty\": true"));
+}
+
+TEST(DiffCommand, UsageAndInputErrors) {
+  fs::path dir = FreshDir("errors");
+  std::string trace = WriteRun(dir, "run", {});
+  DiffArgs args = Args(trace, trace, "sarif");
+  EXPECT_EQ(Diff(args).code, kExitUsage);
+  args = Args(trace, trace);
+  args.rank = 4;
+  Result r = Diff(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_THAT(r.err, HasSubstr("no rank 4"));
+  r = Diff(Args(trace, (dir / "missing.json").string()));
+  EXPECT_EQ(r.code, kExitUnreadable);
+  args = Args(trace, trace);
+  args.output = (dir / "run" / "diff.txt").string();  // inside a trace directory
+  EXPECT_EQ(Diff(args).code, kExitUsage);
+}
+
+TEST(AnalyzeBaseline, ComparesWithASavedReportAndGates) {
+  fs::path dir = FreshDir("baseline");
+  TrainingRun base;
+  AnalyzeArgs a;
+  a.path = WriteRun(dir, "base", base);
+  a.format = "json";
+  a.output = (dir / "base.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAnalyze(a, out, err), kExitOk) << err.str();
+
+  TrainingRun slower = base;
+  slower.seed = 5;
+  slower.gemm_ns = base.gemm_ns * 13 / 10;
+  AnalyzeArgs b;
+  b.path = WriteRun(dir, "new", slower);
+  b.baseline = a.output;
+  b.fail_on_regression_pct = 10;
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunAnalyze(b, out2, err2), kExitFindingsGate) << err2.str();
+  EXPECT_THAT(out2.str(), HasSubstr("== Against the baseline =="));
+  EXPECT_THAT(out2.str(), HasSubstr("TRIPPED"));
+
+  b.format = "json";
+  std::ostringstream out3, err3;
+  EXPECT_EQ(RunAnalyze(b, out3, err3), kExitFindingsGate);
+  EXPECT_THAT(out3.str(), HasSubstr("\"baseline_diff\": {"));
+
+  b.baseline = (dir / "nope.json").string();
+  std::ostringstream out4, err4;
+  EXPECT_EQ(RunAnalyze(b, out4, err4), kExitUnreadable);
+  EXPECT_THAT(err4.str(), HasSubstr("--baseline"));
+}
+
+// The TensorBoard plugin's samples: the same ResNet-50 with 0 and 4
+// DataLoader workers.
+TEST(DiffCommand, CorpusNumWorkers0Against4) {
+  const char* src = std::getenv("TRACELINT_SOURCE_DIR");
+  fs::path samples = fs::path(src != nullptr ? src : ".") /
+                     "../shared/corpus/pytorch__kineto/tb_plugin/samples";
+  fs::path w0 = samples / "resnet50_profiler_api_num_workers_0";
+  fs::path w4 = samples / "resnet50_profiler_api_num_workers_4";
+  if (!fs::exists(w0) || !fs::exists(w4)) {
+    GTEST_SKIP() << "corpus not found at " << samples << " (../shared/corpus beside the repo)";
+  }
+  Result r = Diff(Args(w0.string(), w4.string()));
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("step time -[0-9.]+% [^\n]*beyond noise"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("removed +gpu-idle-gaps / data_loader"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("breakdown.data_loader [^\n]*beyond noise"));
+}
+
+}  // namespace
+}  // namespace tracelint
