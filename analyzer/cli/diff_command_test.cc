@@ -1,5 +1,7 @@
 #include "analyzer/cli/diff_command.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +26,9 @@ using ::testing::Not;
 using testing::TrainingRun;
 
 fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_diff_" + name);
+  // The pid keeps concurrent test runs (several checkouts) apart.
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("tracelint_diff_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -1,5 +1,7 @@
 #include "analyzer/report/diff.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -275,7 +277,8 @@ TEST(DiffReport, JsonValidatesAgainstTheSchema) {
     ASSERT_TRUE(d.ok());
     EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("`k\\|x`"));
     std::filesystem::path file =
-        std::filesystem::path(::testing::TempDir()) / "tracelint_diff_schema_test.json";
+        std::filesystem::path(::testing::TempDir()) /
+        ("tracelint_diff_schema_test_" + std::to_string(getpid()) + ".json");
     std::ofstream(file) << RenderDiffJson(*d);
     std::string why;
     testing::SchemaCheck check = testing::ValidateJsonFile("diff.schema.json", file.string(), why);
