@@ -77,7 +77,39 @@ double TieCorrectedSigma(const std::vector<double>& x, const std::vector<double>
   return std::sqrt(std::max(0.0, var));
 }
 
+// Differences y_j - x_i <= t, for ascending x and y. fl(y - x) is monotone
+// in both, so one forward pointer over y serves every x.
+int64_t CountDifferencesAtMost(const std::vector<double>& x, const std::vector<double>& y,
+                               double t) {
+  int64_t count = 0;
+  size_t j = 0;
+  for (size_t i = 0; i < x.size(); ++i) {  // as x rises, so does the bound on y
+    while (j < y.size() && y[j] - x[i] <= t) ++j;
+    count += static_cast<int64_t>(j);
+  }
+  return count;
+}
+
+// Listing every difference costs 8 bytes each; above this many pairs (a
+// 2000-step run against another) the selection below is used instead.
+constexpr size_t kListDifferencesLimit = 4'000'000;
+
 }  // namespace
+
+double KthDifference(const std::vector<double>& x, const std::vector<double>& y, int64_t k) {
+  double lo = (y.front() - x.back());  // the smallest difference
+  double hi = (y.back() - x.front());  // the largest
+  if (k <= 1) return lo;
+  // Invariant: fewer than k differences <= lo, at least k <= hi. Stop when
+  // lo and hi are adjacent doubles: every difference in (lo, hi] is hi.
+  lo = std::nextafter(lo, -INFINITY);
+  while (true) {
+    double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (CountDifferencesAtMost(x, y, mid) >= k ? hi : lo) = mid;
+  }
+  return hi;
+}
 
 double Quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
@@ -117,14 +149,24 @@ ShiftEstimate HodgesLehmann(const std::vector<double>& x, const std::vector<doub
                             double confidence) {
   ShiftEstimate r;
   if (x.empty() || y.empty()) return r;
+  size_t count = x.size() * y.size();
   std::vector<double> diffs;
-  diffs.reserve(x.size() * y.size());
-  for (double b : x) {
-    for (double a : y) diffs.push_back(a - b);
+  std::vector<double> xs(x), ys(y);
+  std::sort(xs.begin(), xs.end());
+  std::sort(ys.begin(), ys.end());
+  // The k-th smallest difference, 1-based.
+  auto kth = [&](size_t k) {
+    return diffs.empty() ? KthDifference(xs, ys, static_cast<int64_t>(k)) : diffs[k - 1];
+  };
+  if (count <= kListDifferencesLimit) {
+    diffs.reserve(count);
+    for (double b : x) {
+      for (double a : y) diffs.push_back(a - b);
+    }
+    std::sort(diffs.begin(), diffs.end());
   }
-  std::sort(diffs.begin(), diffs.end());
-  r.estimate = Quantile(diffs, 0.5);
-  size_t count = diffs.size();
+  // The median of the differences (type 7: the mean of the middle two).
+  r.estimate = count % 2 == 1 ? kth(count / 2 + 1) : (kth(count / 2) + kth(count / 2 + 1)) / 2;
   double alpha = 1 - confidence;
   // k: the smallest U with P(U <= k) >= alpha/2 (R's qwilcox); the interval
   // is the k-th smallest and the k-th largest difference (1-based).
@@ -139,8 +181,8 @@ ShiftEstimate HodgesLehmann(const std::vector<double>& x, const std::vector<doub
     k = q > 0 ? static_cast<size_t>(q) : 0;
   }
   k = std::clamp<size_t>(k, 1, (count + 1) / 2);
-  r.low = diffs[k - 1];
-  r.high = diffs[count - k];
+  r.low = kth(k);
+  r.high = kth(count - k + 1);
   return r;
 }
 

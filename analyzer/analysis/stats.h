@@ -6,6 +6,7 @@
 // Hodges-Lehmann shift estimate with its confidence interval. Samples are
 // treated as independent; no distribution is assumed.
 
+#include <cstdint>
 #include <vector>
 
 namespace tracelint {
@@ -43,6 +44,12 @@ struct ShiftEstimate {
 // differences.
 ShiftEstimate HodgesLehmann(const std::vector<double>& x, const std::vector<double>& y,
                             double confidence);
+
+// The k-th smallest (1-based) of the n_x * n_y differences y_j - x_i of two
+// ascending samples, without listing them: bisection on the value with an
+// O(n_x + n_y) count per step. What HodgesLehmann uses for large samples.
+double KthDifference(const std::vector<double>& x_sorted, const std::vector<double>& y_sorted,
+                     int64_t k);
 
 // One metric of two runs, compared as contract.md "diff" says.
 struct SampleComparison {
