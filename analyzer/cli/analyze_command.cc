@@ -54,6 +54,10 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     err << "tracelint: --format must be text or json, not '" << args.format << "'\n";
     return kExitUsage;
   }
+  if (args.fail_on_regression_pct >= 0 && args.baseline.empty()) {
+    err << "tracelint: --fail-on-regression needs --baseline (a report to compare with)\n";
+    return kExitUsage;
+  }
   if (absl::Status s = CheckOutputOutsideTraces(args.output, args.path); !s.ok()) {
     err << "tracelint: " << s.message() << "\n";
     return kExitUsage;

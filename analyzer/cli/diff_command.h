@@ -23,8 +23,9 @@ struct DiffArgs {
 };
 
 // One side of a diff: a JSON report is read back, anything else analysed as
-// `analyze` would. On failure returns the exit code to use; `exit_code` also
-// receives kExitDamaged for a run analysed from damaged input.
+// `analyze` would. On failure `error_exit_code` receives the exit code to
+// use; on success `exit_code` is kExitDamaged for a run analysed from
+// damaged input, else kExitOk.
 struct LoadedDiffRun {
   DiffRun run;
   int exit_code = 0;

@@ -203,6 +203,12 @@ TEST(AnalyzeBaseline, ComparesWithASavedReportAndGates) {
   EXPECT_EQ(RunAnalyze(b, out3, err3), kExitFindingsGate);
   EXPECT_THAT(out3.str(), HasSubstr("\"baseline_diff\": {"));
 
+  AnalyzeArgs no_baseline = b;
+  no_baseline.baseline.clear();
+  std::ostringstream out5, err5;
+  EXPECT_EQ(RunAnalyze(no_baseline, out5, err5), kExitUsage);
+  EXPECT_THAT(err5.str(), HasSubstr("needs --baseline"));
+
   b.baseline = (dir / "nope.json").string();
   std::ostringstream out4, err4;
   EXPECT_EQ(RunAnalyze(b, out4, err4), kExitUnreadable);
