@@ -159,6 +159,37 @@ TEST(DiffCommand, ReportsOfTheSameTraceDiffToNothing) {
   EXPECT_THAT(mixed.out, HasSubstr("\"empty\": true"));
 }
 
+// Two ranks per run: rank 1 is the slower one in both, so it is compared by
+// default; --rank 0 compares the other.
+TEST(DiffCommand, WorstRankByDefaultOrTheRankAsked) {
+  fs::path dir = FreshDir("ranks");
+  auto write_run = [&](const std::string& name, TimeNs rank1_gemm_ns, uint64_t seed) {
+    fs::create_directories(dir / name);
+    for (int rank = 0; rank < 2; ++rank) {
+      TrainingRun r;
+      r.rank = rank;
+      r.world_size = 2;
+      r.seed = seed + rank;
+      if (rank == 1) r.gemm_ns = rank1_gemm_ns;
+      std::ofstream(dir / name / ("worker" + std::to_string(rank) + ".1700000000000.pt.trace.json"))
+          << testing::TrainingRunJson(r);
+    }
+    return (dir / name).string();
+  };
+  std::string base = write_run("base", 12 * kNsPerMs, 10);
+  std::string next = write_run("new", 15 * kNsPerMs, 20);
+  DiffArgs args = Args(base, next);
+  Result r = Diff(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(rank 1, 12 steady steps)"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("step time \\+[0-9.]+% [^\n]*beyond noise"));
+  args.rank = 0;
+  r = Diff(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(rank 0, 12 steady steps)"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("step time [^\n]*within noise"));
+}
+
 TEST(DiffCommand, UsageAndInputErrors) {
   fs::path dir = FreshDir("errors");
   std::string trace = WriteRun(dir, "run", {});

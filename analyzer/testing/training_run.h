@@ -19,11 +19,14 @@ struct TrainingRun {
   TimeNs gemm_ns = 8 * kNsPerMs;         // the main kernel of each step
   TimeNs data_loader_ns = 0;             // 0: the batch is ready (no stall)
   double noise = 0.02;                   // uniform +-share on every duration
+  int rank = -1;                         // >= 0: distributedInfo of a rank
+  int world_size = 1;
 };
 
 inline Scenario MakeTrainingRun(const TrainingRun& r) {
   Scenario s;
   s.Device(DeviceSpec::A100());
+  if (r.rank >= 0) s.Distributed(r.rank, r.world_size);
   // Raw mt19937_64 output is specified by the standard (distributions are
   // not), so the noise is the same on every platform.
   std::mt19937_64 rng(r.seed);
