@@ -109,8 +109,12 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
 
   std::string report =
       args.format == "json" ? RenderJsonReport(input) : RenderTextReport(input);
-  if (baseline_diff.has_value() && args.format != "json") {
+  // JSON carries it as "baseline_diff"; formats with a fixed structure
+  // (SARIF, HTML) do not take it.
+  if (baseline_diff.has_value() && args.format == "text") {
     report += "\n== Against the baseline ==\n" + RenderDiffText(*baseline_diff);
+  } else if (baseline_diff.has_value() && args.format == "markdown") {
+    report += "\n" + RenderDiffMarkdown(*baseline_diff);
   }
   if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
     err << "tracelint: " << s.message() << "\n";
