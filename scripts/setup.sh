@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Installs tracelint's build and test dependencies from Debian 12's packages.
+# Installs tracelint's dependencies from Debian 12's packages: what building
+# and running needs; with --test, also what the tests need.
 # Idempotent; run as root (or with sudo available).
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libsimdjson-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev libcli11-dev
+  libsimdjson-dev libabsl-dev libfmt-dev libcli11-dev
   libprotobuf-dev protobuf-compiler libdeflate-dev libisal-dev zlib1g-dev
-  libtomlplusplus-dev python3 python3-jsonschema
+  libtomlplusplus-dev
 )
+# Test-only (contract.md, "Dependencies: build vs test").
+test_packages=(
+  libgtest-dev libgmock-dev python3 python3-jsonschema
+)
+for arg in "$@"; do
+  case "$arg" in
+    --test) packages+=("${test_packages[@]}") ;;
+    *) echo "usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,11 +1,14 @@
 #include "analyzer/cli/analyze_command.h"
 
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/progress.h"
 #include "analyzer/cli/run_pipeline.h"
+#include "analyzer/cli/run_selection.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/report/diff.h"
@@ -58,9 +61,30 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     err << "tracelint: --fail-on-regression needs --baseline (a report to compare with)\n";
     return kExitUsage;
   }
-  if (absl::Status s = CheckOutputOutsideTraces(args.output, args.path); !s.ok()) {
-    err << "tracelint: " << s.message() << "\n";
-    return kExitUsage;
+  std::vector<std::string> paths = {args.path};
+  paths.insert(paths.end(), args.more_paths.begin(), args.more_paths.end());
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (paths.size() > 1 && (path == "-" || std::filesystem::is_directory(path, ec))) {
+      err << "tracelint: " << path << ": several inputs must all be trace files (one "
+          << "directory, or stdin, goes alone)\n";
+      return kExitUsage;
+    }
+    if (path == "-") continue;
+    if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
+      err << "tracelint: " << s.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  std::optional<StdinTrace> stdin_trace;
+  if (args.path == "-") {
+    absl::StatusOr<StdinTrace> read = StdinTrace::Read(args.in ? *args.in : std::cin);
+    if (!read.ok()) {
+      err << "tracelint: " << read.status().message() << "\n";
+      return kExitUnreadable;
+    }
+    stdin_trace.emplace(std::move(*read));
+    paths[0] = stdin_trace->path();
   }
 
   RuleRegistry registry;
@@ -77,14 +101,35 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // Files share these cores by size (LoadRun); one thread analyses each rank.
   pipeline.load.cores = args.threads;
   if (args.split_bytes > 0) pipeline.load.parse.split_bytes = static_cast<size_t>(args.split_bytes);
-  absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(args.path, registry, *rules, pipeline);
+  pipeline.parse_only = args.list;
+  absl::StatusOr<Discovery> discovery = paths.size() > 1
+                                            ? DiscoverFiles(paths)
+                                            : DiscoverTraces(paths[0], pipeline.discovery);
+  ProgressLine progress(err, IsTerminal(err), std::chrono::seconds(1));
+  if (discovery.ok()) {
+    progress.ShowAfterDelay(fmt::format("tracelint: reading and analysing {} file(s)...",
+                                        discovery->files.size()));
+  }
+  absl::StatusOr<AnalyzedRun> analyzed =
+      discovery.ok() ? AnalyzeDiscovered(std::move(*discovery), registry, *rules, pipeline)
+                     : absl::StatusOr<AnalyzedRun>(discovery.status());
+  progress.Finish();
   if (!analyzed.ok()) {
     err << "tracelint: " << analyzed.status().message() << "\n";
     return kExitUnreadable;
   }
+  if (args.list) {
+    absl::Status s = WriteReport(ListRunsText(*analyzed), args.output, out);
+    return s.ok() ? kExitOk : kExitWriteFailed;
+  }
+  std::string input_label = stdin_trace ? "-" : fmt::format("{}", fmt::join(paths, " "));
+  if (analyzed->several_runs()) {
+    err << "tracelint: " << SeveralRunsMessage(input_label, *analyzed);
+    return kExitUsage;
+  }
 
   ReportInput input;
-  input.input_path = args.path;
+  input.input_path = input_label;
   for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
   input.contexts = analyzed->ContextPointers();
   input.findings = std::move(analyzed->engine.findings);

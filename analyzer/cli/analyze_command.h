@@ -11,7 +11,11 @@
 namespace tracelint {
 
 struct AnalyzeArgs {
-  std::string path;
+  std::string path;  // "-": a trace on stdin
+  // Further trace files: with `path`, the ranks of one run.
+  std::vector<std::string> more_paths;
+  bool list = false;  // print the runs found (files, start times) instead
+  std::istream* in = nullptr;  // what "-" reads; nullptr: std::cin
   std::string format = "text";  // text | json
   std::string output;           // empty: stdout
   int top_n = 10;

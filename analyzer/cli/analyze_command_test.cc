@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/four_rank_job.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tools/gen_kineto/byte_sink.h"
@@ -213,12 +214,7 @@ TEST(AnalyzeCommand, MultiRankReportIsIdenticalWhateverTheThreads) {
   // Ranks are parsed and analysed on whichever thread is free, in any order;
   // the merged report must not show it.
   fs::path dir = FreshDir("multirank");
-  std::string rules = SourceDir() + "/testdata/rules/";
-  fs::copy_file(rules + "dataloader_starvation.json", dir / "rank0.json");
-  fs::copy_file(rules + "item_in_loop.json", dir / "rank1.json");
-  fs::copy_file(rules + "healthy.json", dir / "rank2.json");
-  fs::copy_file(SourceDir() + "/testdata/rules2/comm_allreduce_after_backward.json",
-                dir / "rank3.json");
+  WriteFourRankJob(dir);
   AnalyzeArgs base;
   base.path = dir.string();
   base.format = "json";

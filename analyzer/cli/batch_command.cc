@@ -1,12 +1,14 @@
 #include "analyzer/cli/batch_command.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/progress.h"
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/report/batch_table.h"
 #include "fmt/format.h"
@@ -21,6 +23,7 @@ struct RunSlot {
   std::string path;
   std::optional<absl::Status> find_error;  // the search itself failed
   BatchRow row;
+  std::vector<BatchRow> more_rows;  // further runs found at the same path
   std::vector<std::string> warnings;
 };
 
@@ -32,6 +35,24 @@ BatchRow ErrorRow(const std::string& path, const absl::Status& status) {
   return row;
 }
 
+// The row of one analysed run, labelled `label`.
+BatchRow RowOf(const std::string& label, AnalyzedRun& analyzed,
+               std::vector<std::string>& warnings) {
+  ReportInput input;
+  input.input_path = label;
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) input.ranks.push_back(tl.get());
+  input.contexts = analyzed.ContextPointers();
+  input.findings = std::move(analyzed.engine.findings);
+  BatchRow row = SummarizeRunForBatch(input);
+  std::vector<std::string> run_warnings;
+  if (RunHealth(analyzed, run_warnings) == kExitDamaged) {
+    row.status = BatchStatus::kDamaged;
+    row.error = run_warnings.empty() ? "damaged input" : run_warnings.front();
+  }
+  warnings.insert(warnings.end(), run_warnings.begin(), run_warnings.end());
+  return row;
+}
+
 void AnalyzeOne(RunSlot& slot, const RuleRegistry& registry, const PreparedRules& rules,
                 const PipelineOptions& pipeline) {
   absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(slot.path, registry, rules, pipeline);
@@ -39,15 +60,22 @@ void AnalyzeOne(RunSlot& slot, const RuleRegistry& registry, const PreparedRules
     slot.row = ErrorRow(slot.path, analyzed.status());
     return;
   }
-  ReportInput input;
-  input.input_path = slot.path;
-  for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
-  input.contexts = analyzed->ContextPointers();
-  input.findings = std::move(analyzed->engine.findings);
-  slot.row = SummarizeRunForBatch(input);
-  if (RunHealth(*analyzed, slot.warnings) == kExitDamaged) {
-    slot.row.status = BatchStatus::kDamaged;
-    slot.row.error = slot.warnings.empty() ? "damaged input" : slot.warnings.front();
+  if (!analyzed->several_runs()) {
+    slot.row = RowOf(slot.path, *analyzed, slot.warnings);
+    return;
+  }
+  // Files found together that are not one job: one row per run, each
+  // analysed on its own (parsed again: the grouping needed them all parsed).
+  size_t runs = analyzed->grouping.runs.size();
+  slot.warnings.push_back(fmt::format("{} holds {} runs; one row each", slot.path, runs));
+  for (size_t g = 0; g < runs; ++g) {
+    const RunFileFacts& first = analyzed->file_facts[analyzed->grouping.runs[g].files[0]];
+    std::string label = fmt::format("{} (run {}: {})", slot.path, g + 1,
+                                    std::filesystem::path(first.path).filename().string());
+    absl::StatusOr<AnalyzedRun> one =
+        AnalyzeDiscovered(analyzed->RunDiscovery(g), registry, rules, pipeline);
+    BatchRow row = one.ok() ? RowOf(label, *one, slot.warnings) : ErrorRow(label, one.status());
+    (g == 0 ? slot.row : slot.more_rows.emplace_back()) = std::move(row);
   }
   // The run's timelines are freed here, before the next run is taken.
 }
@@ -116,6 +144,8 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   PipelineOptions pipeline;
   pipeline.load.cores = std::max(1, cores / jobs);
   pipeline.load.shared_budget = &budget;
+  ProgressLine progress(err, IsTerminal(err));
+  std::atomic<size_t> runs_done{0};
   {
     WorkerPool pool(jobs, jobs);
     for (RunSlot& slot : slots) {
@@ -123,23 +153,30 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
         slot.row = ErrorRow(slot.path, *slot.find_error);
         continue;
       }
-      pool.Submit([&] { AnalyzeOne(slot, registry, *rules, pipeline); });
+      pool.Submit([&] {
+        AnalyzeOne(slot, registry, *rules, pipeline);
+        progress.Update(fmt::format("tracelint: {}/{} runs analysed", ++runs_done, slots.size()));
+      });
     }
     pool.Wait();
   }
+  progress.Finish();
 
   std::vector<BatchRow> rows;
   int exit_code = kExitOk;
   bool any_error = false;
   for (RunSlot& slot : slots) {
     for (const std::string& w : slot.warnings) err << "tracelint: warning: " << w << "\n";
-    if (slot.row.status == BatchStatus::kError) {
-      err << "tracelint: " << slot.row.error << "\n";
-      any_error = true;
-    } else if (slot.row.status == BatchStatus::kDamaged) {
-      exit_code = kExitDamaged;
+    slot.more_rows.insert(slot.more_rows.begin(), std::move(slot.row));
+    for (BatchRow& row : slot.more_rows) {
+      if (row.status == BatchStatus::kError) {
+        err << "tracelint: " << row.error << "\n";
+        any_error = true;
+      } else if (row.status == BatchStatus::kDamaged) {
+        exit_code = kExitDamaged;
+      }
+      rows.push_back(std::move(row));
     }
-    rows.push_back(std::move(slot.row));
   }
   if (any_error) exit_code = kExitUnreadable;
   if (args.sort == "recoverable") {

@@ -2,10 +2,14 @@
 // main stays tiny: parsing the command line and calling the testable
 // commands in analyze_command.cc, batch_command.cc and rules_command.cc.
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/batch_command.h"
+#include "analyzer/cli/cli_docs.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/rules_command.h"
@@ -23,19 +27,26 @@ void AddRuleOptions(CLI::App& command, tracelint::EngineOptions& engine) {
 int main(int argc, char** argv) {
   using namespace tracelint;
   CLI::App app{"tracelint: finds what wastes GPU time in profiler traces, ranked by the step "
-               "time you would win back"};
+               "time you would win back",
+               "tracelint"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tracelint 0.1.0");
+  constexpr const char* kVersion = "tracelint 0.1.0";
+  app.set_version_flag("--version", kVersion);
+  bool help_man = false;
+  app.add_flag("--help-man", help_man, "print the man page")->group("");  // hidden
 
   AnalyzeArgs a;
   CLI::App* analyze = app.add_subcommand("analyze", "analyze a trace file or directory");
-  analyze->add_option("path", a.path, "trace file (.json, .json.gz, .xplane.pb) or directory")
+  analyze->add_option("path", a.path,
+                      "trace file (.json, .json.gz, .xplane.pb), directory, or - for stdin")
       ->required();
+  analyze->add_option("more-paths", a.more_paths, "more trace files: the ranks of one run");
+  analyze->add_flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
   analyze->add_option("--format", a.format, "output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   analyze->add_option("-o,--output", a.output, "write the report to this file");
   analyze->add_option("--top", a.top_n, "rows in the top-kernel/op tables and findings shown")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   analyze->add_option("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
   analyze->add_option("--price-per-hour", a.price_per_hour,
                       "price of all machines of the run per hour (samples per dollar)");
@@ -43,7 +54,7 @@ int main(int argc, char** argv) {
   analyze->add_option("--run", a.run, "TensorBoard run to analyse (default newest)");
   AddRuleOptions(*analyze, a.engine);
   analyze->add_option("--threads", a.threads, "cores to use (0 = all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   analyze->add_option("--split-bytes", a.split_bytes,
                       "split large event arrays into parts of this size (testing)");
   analyze->add_option("--baseline", a.baseline,
@@ -62,11 +73,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
   batch->add_option("-o,--output", b.output, "write the table to this file");
   batch->add_option("-j,--jobs", b.jobs, "runs analysed at once (0 = as many as cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   batch->add_option("--threads", b.threads, "cores for the whole batch (0 = all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   batch->add_option("--max-depth", b.max_depth, "directory levels searched for runs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   batch->add_option("--sort", b.sort,
                     "row order: path (as found) or recoverable (largest share of step first)")
       ->check(CLI::IsMember({"path", "recoverable"}));
@@ -82,19 +93,39 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   diff->add_option("-o,--output", d.output, "write the diff to this file");
   diff->add_option("--rank", d.rank, "compare this rank of both runs (default: the worst)")
-      ->check(CLI::NonNegativeNumber);
-  diff->add_option("--top", d.top_n, "kernels and ops listed")->check(CLI::PositiveNumber);
+      ->check(AtLeast(0));
+  diff->add_option("--top", d.top_n, "kernels and ops listed")->check(AtLeast(1));
   diff->add_option("--fail-on-regression", d.fail_on_regression_pct,
                    "exit 1 when the step time's 95% lower bound rose by more than PCT percent")
       ->check(CLI::NonNegativeNumber);
   AddRuleOptions(*diff, d.engine);
-  diff->add_option("--threads", d.threads, "cores to use (0 = all)")
-      ->check(CLI::NonNegativeNumber);
+  diff->add_option("--threads", d.threads, "cores to use (0 = all)")->check(AtLeast(0));
 
   RulesArgs r;
   CLI::App* rules = app.add_subcommand("rules", "list the rules and their options");
   rules->add_flag("--dump-config", r.dump_config, "print every option with its default");
+  rules->add_option("id", r.id, "show this rule's documentation page");
 
+  std::string help_topic;
+  CLI::App* help = app.add_subcommand("help", "show the help of tracelint or of one command");
+  help->add_option("command", help_topic, "the command to explain");
+  CLI::App* version = app.add_subcommand("version", "print the version");
+  std::string shell;
+  CLI::App* completions = app.add_subcommand(
+      "completions", "print the shell completion script (bash, zsh or fish)");
+  completions->add_option("shell", shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (std::optional<std::string> unknown = CheckUnknownWords(app, words)) {
+    std::cerr << "tracelint: " << *unknown << "\n";
+    return kExitUsage;
+  }
+  if (words.size() == 1 && words[0] == "--help-man") {
+    std::cout << ManPage(app, kVersion);
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -106,5 +137,27 @@ int main(int argc, char** argv) {
   if (*batch) return RunBatch(b, std::cout, std::cerr);
   if (*diff) return RunDiffCommand(d, std::cout, std::cerr);
   if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
+  if (*version) {
+    std::cout << kVersion << "\n";
+    return kExitOk;
+  }
+  if (*completions) {
+    std::cout << CompletionScript(app, shell).value_or("");
+    return kExitOk;
+  }
+  if (*help) {
+    if (!help_topic.empty()) {
+      if (std::optional<std::string> unknown = CheckUnknownWords(app, {help_topic})) {
+        std::cerr << "tracelint: " << *unknown << "\n";
+        return kExitUsage;
+      }
+    }
+    const CLI::App* topic = help_topic.empty() ? &app : app.get_subcommand(help_topic);
+    // app.help() would show the help of the command being run ("help").
+    std::cout << (topic == &app ? app.get_formatter()->make_help(&app, app.get_name(),
+                                                                 CLI::AppFormatMode::Normal)
+                                : topic->help(app.get_name()));
+    return kExitOk;
+  }
   return kExitUsage;
 }

@@ -1,8 +1,13 @@
 #include "analyzer/cli/rules_command.h"
 
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
+#include "analyzer/cli/cli_docs.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/rule_docs.h"
 #include "analyzer/engine/options.h"
 #include "analyzer/engine/registry.h"
 #include "rules/all_rules.h"
@@ -14,6 +19,20 @@ int RunRulesCommand(const RulesArgs& args, std::ostream& out, std::ostream& err)
   RegisterAllRules(registry);
   if (!registry.status().ok()) {
     err << "tracelint: " << registry.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (!args.id.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& [id, page] : RuleDocPages()) {
+      if (id == args.id) {
+        out << page;
+        return kExitOk;
+      }
+      ids.push_back(std::string(id));
+    }
+    std::optional<std::string> near = ClosestName(args.id, ids);
+    err << "tracelint: unknown rule '" << args.id << "'"
+        << (near ? "; did you mean '" + *near + "'?" : "; `tracelint rules` lists them") << "\n";
     return kExitUsage;
   }
   out << (args.dump_config ? DumpConfig(registry) : ListRules(registry));

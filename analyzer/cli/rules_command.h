@@ -2,15 +2,18 @@
 #define TRACELINT_ANALYZER_CLI_RULES_COMMAND_H_
 
 #include <iosfwd>
+#include <string>
 
 namespace tracelint {
 
 struct RulesArgs {
   bool dump_config = false;
+  std::string id;  // show this rule's documentation page
 };
 
 // `tracelint rules`: the registered rules with their one-line summaries, or
-// with --dump-config every option and its default.
+// with --dump-config every option and its default, or with an id that
+// rule's page from rules/docs/ (built into the binary).
 int RunRulesCommand(const RulesArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace tracelint

@@ -47,10 +47,27 @@ std::vector<AnalysisContext*> AnalyzedRun::ContextPointers() const {
 absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegistry& registry,
                                          const PreparedRules& rules,
                                          const PipelineOptions& options) {
-  AnalyzedRun analyzed;
   absl::StatusOr<Discovery> discovery = DiscoverTraces(path, options.discovery);
   if (!discovery.ok()) return discovery.status();
-  analyzed.discovery = std::move(*discovery);
+  return AnalyzeDiscovered(std::move(*discovery), registry, rules, options);
+}
+
+Discovery AnalyzedRun::RunDiscovery(size_t index) const {
+  Discovery d;
+  d.notes = discovery.notes;
+  for (size_t i : grouping.runs.at(index).files) {
+    for (const TraceFileRef& f : discovery.files) {
+      if (f.path == file_facts[i].path) d.files.push_back(f);
+    }
+  }
+  return d;
+}
+
+absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleRegistry& registry,
+                                              const PreparedRules& rules,
+                                              const PipelineOptions& options) {
+  AnalyzedRun analyzed;
+  analyzed.discovery = std::move(discovery);
 
   std::mutex mu;
   absl::flat_hash_map<const Timeline*, RankWork> work;
@@ -59,7 +76,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
   // with all of them.
   const bool release_events = analyzed.discovery.files.size() > 1;
   LoadOptions load = options.load;
-  load.on_parsed = [&](Timeline& tl, int cores) {
+  auto analyse_rank = [&](Timeline& tl, int cores) {
     RankWork w;
     w.context = std::make_unique<AnalysisContext>(tl);
     // Everything the rules and the report read, computed here on the
@@ -85,9 +102,15 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
     std::lock_guard<std::mutex> lock(mu);
     work.emplace(&tl, std::move(w));
   };
+  if (!options.parse_only) load.on_parsed = analyse_rank;
   absl::StatusOr<Run> run = LoadRun(analyzed.discovery, load);
   if (!run.ok()) return run.status();
   analyzed.run = std::move(*run);
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    analyzed.file_facts.push_back(FactsOf(*tl));
+  }
+  analyzed.grouping = GroupIntoRuns(analyzed.file_facts);
+  if (options.parse_only || analyzed.several_runs()) return analyzed;
 
   std::vector<std::vector<RuleOutcome>> outcomes;
   for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {

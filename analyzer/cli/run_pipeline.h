@@ -12,6 +12,7 @@
 #include "analyzer/engine/registry.h"
 #include "analyzer/model/timeline.h"
 #include "parsers/load_run.h"
+#include "parsers/run_groups.h"
 #include "parsers/tensorboard/discovery.h"
 
 namespace tracelint {
@@ -19,6 +20,8 @@ namespace tracelint {
 struct PipelineOptions {
   DiscoveryOptions discovery;
   LoadOptions load;
+  // Parse and group the files only (`analyze --list`): no analysis, no merge.
+  bool parse_only = false;
 };
 
 // One run, analysed: what `analyze` reports and `batch` summarizes.
@@ -28,6 +31,15 @@ struct AnalyzedRun {
   // contexts[i] holds the analyses of run.ranks[i].
   std::vector<std::unique_ptr<AnalysisContext>> contexts;
   EngineResult engine;
+  // What each loaded file says about its job, and the runs they form. With
+  // more than one run (several_runs()) nothing was merged: the caller picks
+  // one or analyses each (AnalyzeDiscovered on a run's files).
+  std::vector<RunFileFacts> file_facts;
+  RunGrouping grouping;
+
+  bool several_runs() const { return grouping.runs.size() > 1; }
+  // The discovery of run `index` of the grouping alone.
+  Discovery RunDiscovery(size_t index) const;
 
   std::vector<AnalysisContext*> ContextPointers() const;
 };
@@ -40,6 +52,12 @@ struct AnalyzedRun {
 absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegistry& registry,
                                          const PreparedRules& rules,
                                          const PipelineOptions& options);
+
+// The same for files already discovered (several files named on the command
+// line, or one run of a directory holding several).
+absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleRegistry& registry,
+                                              const PreparedRules& rules,
+                                              const PipelineOptions& options);
 
 // Refuses (InvalidArgument) an `output` file inside the directory of the
 // trace(s) at `input_path`: the tool never writes into what it reads (a

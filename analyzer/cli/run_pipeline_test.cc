@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/cli/four_rank_job.h"
 #include "analyzer/report/report.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"
@@ -24,11 +25,7 @@ fs::path FourRanks() {
   fs::path dir = fs::path(::testing::TempDir()) / "tracelint_pipeline_four_ranks";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  fs::copy_file(SourceDir() + "/testdata/rules/dataloader_starvation.json", dir / "rank0.json");
-  fs::copy_file(SourceDir() + "/testdata/rules/item_in_loop.json", dir / "rank1.json");
-  fs::copy_file(SourceDir() + "/testdata/rules2/comm_allreduce_after_backward.json",
-                dir / "rank2.json");
-  fs::copy_file(SourceDir() + "/testdata/rules2/comm_ddp_overlapped.json", dir / "rank3.json");
+  WriteFourRankJob(dir);
   return dir;
 }
 

@@ -106,9 +106,13 @@ absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
 
 // Keeps one span of tensorboard_trace_handler output.
 absl::Status ChooseSpan(const std::string& dir, const DiscoveryOptions& options,
-                        std::vector<TraceFileRef>& files, std::vector<std::string>& notes) {
+                        std::vector<TraceFileRef>& files, std::vector<std::string>& notes,
+                        std::vector<std::string>& all_spans) {
   std::set<std::string, bool (*)(const std::string&, const std::string&)> spans(&StampLess);
   for (const TraceFileRef& f : files) spans.insert(f.span);
+  for (const std::string& span : spans) {
+    if (!span.empty()) all_spans.push_back(span);
+  }
   if (!options.span.empty()) {
     if (!spans.contains(options.span)) {
       std::vector<std::string> names(spans.begin(), spans.end());
@@ -187,6 +191,7 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
         runs.push_back(s);
       }
     }
+    for (const fs::path& r : runs) d.runs.push_back(r.filename().string());
     if (!runs.empty()) {
       absl::StatusOr<fs::path> run = ChooseRun(parent, runs, options, d.notes);
       if (!run.ok()) return run.status();
@@ -206,7 +211,7 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
     (f.format == InputFormat::kXSpace ? xspace : kineto).push_back(std::move(f));
   }
   if (!kineto.empty()) {
-    if (absl::Status s = ChooseSpan(search.string(), options, kineto, d.notes); !s.ok()) return s;
+    if (absl::Status s = ChooseSpan(search.string(), options, kineto, d.notes, d.spans); !s.ok()) return s;
   }
   d.files = std::move(kineto);
   for (TraceFileRef& f : xspace) d.files.push_back(std::move(f));
@@ -290,6 +295,26 @@ bool SplitPtTraceName(std::string_view name, std::string* worker, std::string* s
     span->clear();
   }
   return true;
+}
+
+absl::StatusOr<Discovery> DiscoverFiles(const std::vector<std::string>& paths) {
+  if (paths.size() == 1) return DiscoverTraces(paths[0], {});
+  Discovery out;
+  std::set<std::string> seen;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: a directory among several paths; name one directory, or trace files only",
+          path));
+    }
+    absl::StatusOr<Discovery> one = DiscoverTraces(path, {});
+    if (!one.ok()) return one.status();
+    for (TraceFileRef& f : one->files) {
+      if (seen.insert(f.path).second) out.files.push_back(std::move(f));
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,

@@ -25,6 +25,8 @@ struct TraceFileRef {
 struct Discovery {
   std::vector<TraceFileRef> files;  // one per rank/host, sorted by path
   std::vector<std::string> notes;   // choices made (span, run, skipped files)
+  std::vector<std::string> spans;   // every profiling span stamp seen, oldest first
+  std::vector<std::string> runs;    // every TensorBoard run folder seen, by name
 };
 
 // Resolves what `tracelint analyze PATH` should load:
@@ -38,6 +40,11 @@ struct Discovery {
 //    run folders: the newest run (run names are timestamps) or options.run.
 absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,
                                          const DiscoveryOptions& options);
+
+// Several trace files named on the command line: the ranks of one run
+// (the caller checks that they are one job). Each path must be a trace file;
+// a directory among several paths is InvalidArgument.
+absl::StatusOr<Discovery> DiscoverFiles(const std::vector<std::string>& paths);
 
 // The runs under `root`, for `tracelint batch`: each one a path that
 // DiscoverTraces accepts. A file is one run; so is a directory holding
