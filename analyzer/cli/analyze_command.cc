@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "analyzer/base/escape.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/progress.h"
@@ -66,13 +67,13 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   for (const std::string& path : paths) {
     std::error_code ec;
     if (paths.size() > 1 && (path == "-" || std::filesystem::is_directory(path, ec))) {
-      err << "tracelint: " << path << ": several inputs must all be trace files (one "
+      err << "tracelint: " << EscapeTerminal(path) << ": several inputs must all be trace files (one "
           << "directory, or stdin, goes alone)\n";
       return kExitUsage;
     }
     if (path == "-") continue;
     if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
-      err << "tracelint: " << s.message() << "\n";
+      err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
       return kExitUsage;
     }
   }
@@ -80,7 +81,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   if (args.path == "-") {
     absl::StatusOr<StdinTrace> read = StdinTrace::Read(args.in ? *args.in : std::cin);
     if (!read.ok()) {
-      err << "tracelint: " << read.status().message() << "\n";
+      err << "tracelint: " << EscapeTerminal(std::string(read.status().message())) << "\n";
       return kExitUnreadable;
     }
     stdin_trace.emplace(std::move(*read));
@@ -92,7 +93,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // Option errors are usage errors and must stop before any parsing work.
   absl::StatusOr<PreparedRules> rules = PrepareRules(registry, args.engine);
   if (!rules.ok()) {
-    err << "tracelint: " << rules.status().message() << "\n";
+    err << "tracelint: " << EscapeTerminal(std::string(rules.status().message())) << "\n";
     return kExitUsage;
   }
   PipelineOptions pipeline;
@@ -115,7 +116,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
                      : absl::StatusOr<AnalyzedRun>(discovery.status());
   progress.Finish();
   if (!analyzed.ok()) {
-    err << "tracelint: " << analyzed.status().message() << "\n";
+    err << "tracelint: " << EscapeTerminal(std::string(analyzed.status().message())) << "\n";
     return kExitUnreadable;
   }
   if (args.list) {
@@ -142,7 +143,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
 
   std::vector<std::string> warnings;
   int exit_code = RunHealth(*analyzed, warnings);
-  for (const std::string& w : warnings) err << "tracelint: warning: " << w << "\n";
+  for (const std::string& w : warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
 
   std::optional<RunDiff> baseline_diff;
   if (!args.baseline.empty()) {
@@ -162,8 +163,8 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     report += "\n" + RenderDiffMarkdown(*baseline_diff);
   }
   if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
-    err << "tracelint: " << s.message() << "\n";
-    return kExitUsage;
+    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    return CombineExitCodes(exit_code, kExitWriteFailed);
   }
   return exit_code;
 }

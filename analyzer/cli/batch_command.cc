@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "analyzer/base/escape.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/progress.h"
 #include "analyzer/cli/run_pipeline.h"
@@ -99,7 +100,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
   for (const std::string& path : args.paths) {
     if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
-      err << "tracelint: " << s.message() << "\n";
+      err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
       return kExitUsage;
     }
   }
@@ -107,7 +108,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   RegisterAllRules(registry);
   absl::StatusOr<PreparedRules> rules = PrepareRules(registry, args.engine);
   if (!rules.ok()) {
-    err << "tracelint: " << rules.status().message() << "\n";
+    err << "tracelint: " << EscapeTerminal(std::string(rules.status().message())) << "\n";
     return kExitUsage;
   }
 
@@ -127,7 +128,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
       std::filesystem::path canonical = std::filesystem::canonical(run, ec);
       auto [it, fresh] = seen.emplace(ec ? std::filesystem::path(run) : canonical, run);
       if (!fresh) {
-        err << "tracelint: warning: " << run << " is the run " << it->second
+        err << "tracelint: warning: " << EscapeTerminal(run) << " is the run " << EscapeTerminal(it->second)
             << " again; listed once\n";
         continue;
       }
@@ -166,11 +167,11 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   int exit_code = kExitOk;
   bool any_error = false;
   for (RunSlot& slot : slots) {
-    for (const std::string& w : slot.warnings) err << "tracelint: warning: " << w << "\n";
+    for (const std::string& w : slot.warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
     slot.more_rows.insert(slot.more_rows.begin(), std::move(slot.row));
     for (BatchRow& row : slot.more_rows) {
       if (row.status == BatchStatus::kError) {
-        err << "tracelint: " << row.error << "\n";
+        err << "tracelint: " << EscapeTerminal(row.error) << "\n";
         any_error = true;
       } else if (row.status == BatchStatus::kDamaged) {
         exit_code = kExitDamaged;
@@ -189,8 +190,8 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   if (absl::Status s = WriteReport(RenderBatch(rows, args.format), args.output, out); !s.ok()) {
-    err << "tracelint: " << s.message() << "\n";
-    return kExitUsage;
+    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    return CombineExitCodes(exit_code, kExitWriteFailed);
   }
   return exit_code;
 }

@@ -1,6 +1,10 @@
 // tracelint: reads GPU profiler traces and ranks what wastes GPU time.
 // main stays tiny: parsing the command line and calling the testable
 // commands in analyze_command.cc, batch_command.cc and rules_command.cc.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -106,6 +110,12 @@ int main(int argc, char** argv) {
   rules->add_flag("--dump-config", r.dump_config, "print every option with its default");
   rules->add_option("id", r.id, "show this rule's documentation page");
 
+  // With stdout closed (`>&-`) the next file opened would become fd 1 and
+  // the report would go into it: hold fd 1 with a read-only /dev/null so
+  // writing the report fails and exits kExitWriteFailed instead.
+  if (::fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+    ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
   std::string help_topic;
   CLI::App* help = app.add_subcommand("help", "show the help of tracelint or of one command");
   help->add_option("command", help_topic, "the command to explain");

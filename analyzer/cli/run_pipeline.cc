@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -19,17 +18,6 @@
 namespace tracelint {
 namespace {
 
-namespace fs = std::filesystem;
-
-bool IsInside(const fs::path& candidate, const fs::path& dir) {
-  std::error_code ec;
-  fs::path c = fs::weakly_canonical(candidate, ec);
-  if (ec) return false;
-  fs::path d = fs::weakly_canonical(dir, ec);
-  if (ec) return false;
-  auto [dir_end, c_it] = std::mismatch(d.begin(), d.end(), c.begin(), c.end());
-  return dir_end == d.end();
-}
 
 struct RankWork {
   std::unique_ptr<AnalysisContext> context;
@@ -121,35 +109,6 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
   std::vector<AnalysisContext*> ranks = analyzed.ContextPointers();
   analyzed.engine = MergeRankOutcomes(registry, rules, ranks, std::move(outcomes));
   return analyzed;
-}
-
-absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path) {
-  if (output.empty()) return absl::OkStatus();
-  fs::path input(input_path);
-  std::error_code ec;
-  fs::path input_dir = fs::is_directory(input, ec) ? input : input.parent_path();
-  if (input_dir.empty()) input_dir = ".";
-  fs::path output_dir = fs::path(output).parent_path();
-  if (output_dir.empty()) output_dir = ".";
-  if (IsInside(output_dir, input_dir)) {
-    return absl::InvalidArgumentError(
-        fmt::format("refusing to write {} into the trace directory {} (write the report "
-                    "elsewhere)",
-                    output, input_dir.string()));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status WriteReport(const std::string& report, const std::string& output_path,
-                         std::ostream& out) {
-  if (output_path.empty()) {
-    out << report;
-    return absl::OkStatus();
-  }
-  std::ofstream file(output_path, std::ios::binary | std::ios::trunc);
-  file << report;
-  if (!file) return absl::UnavailableError(fmt::format("cannot write {}", output_path));
-  return absl::OkStatus();
 }
 
 int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/cli/report_output.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/model/timeline.h"
@@ -59,15 +60,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
                                               const PreparedRules& rules,
                                               const PipelineOptions& options);
 
-// Refuses (InvalidArgument) an `output` file inside the directory of the
-// trace(s) at `input_path`: the tool never writes into what it reads (a
-// report there would be picked up as input by the next run, and the
-// directory may be a shared archive). Empty output (stdout) is fine.
-absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path);
-
-// Writes a finished report to `output_path`, or to `out` when it is empty.
-absl::Status WriteReport(const std::string& report, const std::string& output_path,
-                         std::ostream& out);
+// CheckOutputOutsideTraces and WriteReport live in report_output.h.
 
 // kExitOk, or kExitDamaged when a rank's input was truncated or damaged or a
 // file of the run could not be read at all; the one-line reasons (without the "tracelint: " prefix) are appended to

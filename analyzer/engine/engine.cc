@@ -1,6 +1,8 @@
 #include "analyzer/engine/engine.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -127,12 +129,32 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
       }
     }
   }
+  // Invariant (contract.md "Links, limits, invariants"): a rank's findings
+  // never sum past its step. A breach is a rule bug: tests fail on it
+  // (TRACELINT_STRICT_INVARIANTS); a release run scales that rank's savings
+  // down to the step, lowers their confidence and says so.
+  std::vector<double> scale(ranks.size(), 1.0);
   for (size_t r = 0; r < ranks.size(); ++r) {
     if (share_sum[r] > 1.0 + kShareSlack) {
-      result.warnings.push_back(fmt::format(
+      std::string what = fmt::format(
           "rank {}: findings claim {:.1f}% of the step; idle time was charged to more than "
-          "one cause",
-          rank_names[r], share_sum[r] * 100));
+          "one cause; savings scaled down to the step and marked inferred",
+          rank_names[r], share_sum[r] * 100);
+      if (std::getenv("TRACELINT_STRICT_INVARIANTS") != nullptr) {
+        std::fprintf(stderr, "tracelint: invariant broken: %s\n", what.c_str());
+        std::abort();
+      }
+      result.warnings.push_back(std::move(what));
+      scale[r] = 1.0 / share_sum[r];
+    }
+  }
+  for (auto& [key, per_rank] : by_key) {
+    for (auto& [r, f] : per_rank) {
+      if (scale[r] == 1.0) continue;
+      f.recoverable_share *= scale[r];
+      f.recoverable_ns_per_step = static_cast<TimeNs>(
+          std::floor(static_cast<double>(f.recoverable_ns_per_step) * scale[r]));
+      f.confidence = Confidence::kInferred;
     }
   }
   for (auto& [key, per_rank] : by_key) {

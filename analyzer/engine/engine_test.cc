@@ -1,9 +1,12 @@
 #include "analyzer/engine/engine.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/engine/ranking.h"
@@ -140,7 +143,63 @@ TEST_F(EngineTest, OptionsSelectionAndNotJudged) {
   EXPECT_FALSE(PrepareRules(reg, opts).status().ok());
 }
 
-TEST_F(EngineTest, SavingsOverTheStepAndNonFiniteNumbersAreReported) {
+// Two findings that together claim 130% of the step.
+void RegisterOverclaimingRules(RuleRegistry& reg) {
+  reg.Register("alpha-rule", std::make_unique<ScriptedRule>([](int, const RuleOptions&) {
+    RuleOutcome out;
+    Finding f = MakeFinding("a", 7 * kNsPerMs, 0.7);
+    f.confidence = Confidence::kMeasured;
+    out.findings.push_back(f);
+    return out;
+  }));
+  reg.Register("beta-rule", std::make_unique<ScriptedRule>([](int, const RuleOptions&) {
+    RuleOutcome out;
+    out.findings.push_back(MakeFinding("b", 6 * kNsPerMs, 0.6));
+    return out;
+  }));
+}
+
+// Release behaviour: the run goes on with the savings scaled to the step.
+class ReleaseInvariants : public EngineTest {
+ protected:
+  void SetUp() override {
+    const char* strict = std::getenv("TRACELINT_STRICT_INVARIANTS");
+    if (strict != nullptr) saved_ = strict;
+    unsetenv("TRACELINT_STRICT_INVARIANTS");
+  }
+  void TearDown() override {
+    if (saved_) setenv("TRACELINT_STRICT_INVARIANTS", saved_->c_str(), 1);
+  }
+  std::optional<std::string> saved_;
+};
+
+TEST_F(ReleaseInvariants, FindingsOverTheStepAreScaledDownAndMarkedInferred) {
+  MakeRanks(1);
+  RuleRegistry reg;
+  RegisterOverclaimingRules(reg);
+  absl::StatusOr<EngineResult> result = RunRules(reg, {}, ptrs_);
+  ASSERT_TRUE(result.ok());
+  EXPECT_THAT(result->warnings, ElementsAre(HasSubstr("130.0% of the step")));
+  double share = 0;
+  TimeNs ns = 0;
+  for (const Finding& f : result->findings) {
+    share += f.recoverable_share;
+    ns += f.recoverable_ns_per_step;
+    EXPECT_EQ(f.confidence, Confidence::kInferred);
+  }
+  EXPECT_LE(share, 1.0 + 1e-9);
+  EXPECT_LE(ns, 10 * kNsPerMs);  // the step the shares imply
+}
+
+TEST_F(EngineTest, FindingsOverTheStepFailLoudlyUnderStrictInvariants) {
+  MakeRanks(1);
+  RuleRegistry reg;
+  RegisterOverclaimingRules(reg);
+  setenv("TRACELINT_STRICT_INVARIANTS", "1", 1);
+  EXPECT_DEATH((void)RunRules(reg, {}, ptrs_), "invariant broken.*130.0% of the step");
+}
+
+TEST_F(ReleaseInvariants, SavingsOverTheStepAndNonFiniteNumbersAreReported) {
   MakeRanks(1);
   RuleRegistry reg;
   reg.Register("alpha-rule", std::make_unique<ScriptedRule>([](int, const RuleOptions&) {

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "analyzer/base/huge_pages.h"
+#include "analyzer/base/time_limits.h"
 #include "analyzer/model/builder_helpers.h"
 #include "analyzer/model/classify.h"
 
@@ -39,6 +40,18 @@ uint32_t TimelineBuilder::AddSlice(const SliceSpec& spec) {
     diagnostics_.Add("negative_duration", Severity::kWarning,
                      "slices with a negative duration, clamped to 0");
     p.dur_ns = 0;
+  }
+  // The model's time range (kMaxTraceTimeNs): clamped here, at the one
+  // boundary every parser passes, so no later sum or difference overflows.
+  if (p.ts_ns > kMaxTraceTimeNs || p.ts_ns < -kMaxTraceTimeNs) {
+    diagnostics_.Add("time_out_of_range", Severity::kWarning,
+                     "slices starting beyond +-146 years of the epoch, clamped to that range");
+    p.ts_ns = std::clamp(p.ts_ns, -kMaxTraceTimeNs, kMaxTraceTimeNs);
+  }
+  if (p.dur_ns > kMaxTraceTimeNs - p.ts_ns) {
+    diagnostics_.Add("duration_out_of_range", Severity::kWarning,
+                     "slices ending beyond +146 years of the epoch, cut at that time");
+    p.dur_ns = kMaxTraceTimeNs - p.ts_ns;
   }
   p.track = spec.track;
   p.name = spec.name;

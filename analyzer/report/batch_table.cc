@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzer/analysis/step_metrics.h"
+#include "analyzer/base/escape.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report_data.h"
 #include "fmt/format.h"
@@ -43,7 +44,11 @@ const std::vector<std::string>& Headers() {
 
 std::string Text(const std::vector<BatchRow>& rows) {
   std::vector<std::vector<std::string>> table = {Headers()};
-  for (const BatchRow& r : rows) table.push_back(Cells(r));
+  for (const BatchRow& r : rows) {
+    // Run paths and errors are hostile input on a terminal.
+    table.push_back(Cells(r));
+    for (std::string& cell : table.back()) cell = EscapeTerminal(cell);
+  }
   std::vector<size_t> width(Headers().size(), 0);
   for (const auto& line : table) {
     for (size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
@@ -73,31 +78,23 @@ std::string Text(const std::vector<BatchRow>& rows) {
   return out;
 }
 
-std::string MarkdownCell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
 std::string Markdown(const std::vector<BatchRow>& rows) {
   std::string out = "| " + fmt::format("{}", fmt::join(Headers(), " | ")) + " |\n|";
   for (size_t i = 0; i < Headers().size(); ++i) out += i >= 2 && i <= 7 ? "---:|" : "---|";
   out += "\n";
   for (const BatchRow& r : rows) {
     std::vector<std::string> cells = Cells(r);
-    for (std::string& c : cells) c = MarkdownCell(c);
-    cells[0] = "`" + cells[0] + "`";
+    for (std::string& c : cells) c = EscapeMarkdownCell(c);
     out += "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n";
   }
   return out;
 }
 
 // RFC 4180: quote fields holding a comma, quote or line break.
-std::string CsvField(const std::string& s) {
+// Control characters shown escaped and invalid UTF-8 replaced first, as on
+// a terminal, where CSV often ends up.
+std::string CsvField(const std::string& raw) {
+  std::string s = EscapeTerminal(raw);
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/escape.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
 #include "fmt/format.h"
@@ -22,9 +23,14 @@ std::string OptPct(const std::optional<double>& share) {
 }
 std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
 
+// Trace names and paths are hostile input: shown with control characters as
+// visible escapes and invalid UTF-8 replaced, so none can forge report lines.
+std::string T(std::string_view s) { return EscapeTerminal(s); }
+
 std::string Cut(std::string_view s, size_t width = kNameWidth) {
-  if (s.size() <= width) return std::string(s);
-  return std::string(s.substr(0, width - 3)) + "...";
+  std::string e = T(s);
+  if (e.size() <= width) return e;
+  return std::string(TruncateUtf8(e, width - 3)) + "...";
 }
 
 void Section(std::string& out, std::string_view title) {
@@ -32,7 +38,7 @@ void Section(std::string& out, std::string_view title) {
 }
 
 std::string DeviceLine(const DeviceInfo& d) {
-  std::string line = fmt::format("GPU {} {}", d.id, d.name.empty() ? "(unnamed)" : d.name);
+  std::string line = fmt::format("GPU {} {}", d.id, d.name.empty() ? "(unnamed)" : T(d.name));
   if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
   if (d.sm_count > 0) line += fmt::format(", {} SMs", d.sm_count);
   if (d.total_memory_bytes > 0) {
@@ -57,16 +63,16 @@ std::string StepRange(const StepSet& s) {
 
 void Header(std::string& out, const ReportInput& in) {
   out += "tracelint report\n";
-  out += fmt::format("Trace:      {}\n", in.input_path);
+  out += fmt::format("Trace:      {}\n", T(in.input_path));
   if (in.ranks.empty()) return;
   const RunMetadata& md0 = in.ranks.front()->metadata();
-  out += fmt::format("Format:     {}\n", md0.format.empty() ? "unknown" : md0.format);
-  std::string fw = md0.framework.empty() ? "unknown" : md0.framework;
-  if (!md0.framework_version.empty()) fw += " " + md0.framework_version;
+  out += fmt::format("Format:     {}\n", md0.format.empty() ? "unknown" : T(md0.format));
+  std::string fw = md0.framework.empty() ? "unknown" : T(md0.framework);
+  if (!md0.framework_version.empty()) fw += " " + T(md0.framework_version);
   out += fmt::format("Framework:  {}\n", fw);
   std::string ranks = fmt::format("{} loaded", in.ranks.size());
   if (md0.world_size > 0) ranks += fmt::format(", world size {}", md0.world_size);
-  if (!md0.backend.empty()) ranks += fmt::format(", backend {}", md0.backend);
+  if (!md0.backend.empty()) ranks += fmt::format(", backend {}", T(md0.backend));
   out += fmt::format("Ranks:      {}\n", ranks);
   for (size_t i = 0; i < in.ranks.size(); ++i) {
     const Timeline& tl = *in.ranks[i];
@@ -82,7 +88,7 @@ void Header(std::string& out, const ReportInput& in) {
       const StepSet& steps = in.contexts[i]->steps();
       out += fmt::format("Steps:      {}{}\n", prefix, StepRange(steps));
       for (const std::string& note : steps.notes) {
-        out += fmt::format("  note: {}{}\n", prefix, note);
+        out += fmt::format("  note: {}{}\n", prefix, T(note));
       }
     }
     if (tl.metadata().truncated) {
@@ -188,12 +194,12 @@ void Diagnostics(std::string& out, const ReportInput& in) {
                                              : "";
     for (const Diagnostic& d : in.ranks[i]->diagnostics().List()) {
       any = true;
-      out += fmt::format("  [{}] {}{} x{}: {}\n", SeverityName(d.severity), prefix, d.name, d.count,
-                         d.description);
+      out += fmt::format("  [{}] {}{} x{}: {}\n", SeverityName(d.severity), prefix, T(d.name), d.count,
+                         T(d.description));
     }
   }
   if (!any) out += "  none\n";
-  for (const std::string& w : in.warnings) out += fmt::format("  [warning] {}\n", w);
+  for (const std::string& w : in.warnings) out += fmt::format("  [warning] {}\n", T(w));
 }
 
 void Findings(std::string& out, const ReportInput& in) {
@@ -208,9 +214,9 @@ void Findings(std::string& out, const ReportInput& in) {
     out += fmt::format("{}. [{}] {}: up to {}/step ({} of step), confidence {}\n", index,
                        FindingSeverityName(f.severity), id, Dur(f.recoverable_ns_per_step),
                        Pct(f.recoverable_share), ConfidenceName(f.confidence));
-    out += fmt::format("   {}\n", f.title);
-    if (!f.message.empty()) out += fmt::format("   {}\n", f.message);
-    for (const Evidence& e : f.evidence) out += fmt::format("   - {}\n", e.text);
+    out += fmt::format("   {}\n", T(f.title));
+    if (!f.message.empty()) out += fmt::format("   {}\n", T(f.message));
+    for (const Evidence& e : f.evidence) out += fmt::format("   - {}\n", T(e.text));
     const FindingLocation& l = f.location;
     std::string where;
     if (l.rank >= 0) where += fmt::format("rank {}", l.rank);
@@ -221,7 +227,7 @@ void Findings(std::string& out, const ReportInput& in) {
                                ? fmt::format("{}-{}", l.first_step, l.last_step)
                                : fmt::format("{}", l.first_step));
     }
-    if (!l.track.empty()) where += fmt::format("{}{}", where.empty() ? "" : ", ", l.track);
+    if (!l.track.empty()) where += fmt::format("{}{}", where.empty() ? "" : ", ", T(l.track));
     if (l.end_ns > l.start_ns) {
       // Times are shown from the start of the rank's trace, as timeline
       // viewers show them.
@@ -235,14 +241,14 @@ void Findings(std::string& out, const ReportInput& in) {
     if (!where.empty()) out += fmt::format("   where: {}\n", where);
     for (const TopItem& t : l.top_items) {
       out += fmt::format("     {} x{} {}{}\n", Dur(t.total_ns), t.count, Cut(t.name),
-                         t.detail.empty() ? "" : fmt::format(" [{}]", t.detail));
+                         t.detail.empty() ? "" : fmt::format(" [{}]", T(t.detail)));
     }
     if (!l.python_stack.empty()) {
       out += "   python stack (innermost last):\n";
-      for (const std::string& frame : l.python_stack) out += fmt::format("     {}\n", frame);
+      for (const std::string& frame : l.python_stack) out += fmt::format("     {}\n", T(frame));
     }
-    for (const std::string& r : f.per_rank) out += fmt::format("   {}\n", r);
-    if (!f.fix.empty()) out += fmt::format("   fix: {}\n", f.fix);
+    for (const std::string& r : f.per_rank) out += fmt::format("   {}\n", T(r));
+    if (!f.fix.empty()) out += fmt::format("   fix: {}\n", T(f.fix));
   }
   if (shown < in.findings.size()) {
     out += fmt::format("  ({} more not shown; --top {} shows all)\n", in.findings.size() - shown,
@@ -251,7 +257,7 @@ void Findings(std::string& out, const ReportInput& in) {
   if (!in.not_judged.empty()) {
     out += "Could not judge:\n";
     for (const RuleOutcome& o : in.not_judged) {
-      out += fmt::format("  {}: {}\n", o.rule_id, o.not_judged_reason);
+      out += fmt::format("  {}: {}\n", o.rule_id, T(o.not_judged_reason));
     }
   }
   out += fmt::format("\nSummary: {}\n", SummarizeFindings(in.findings).line);

@@ -86,7 +86,7 @@ class JsonEventSplitter {
   };
   // Generic value scan shared by top-level members and events.
   struct ValueScan {
-    int depth = 0;
+    int64_t depth = 0;  // int would overflow past 2^31 nested brackets
     bool in_string = false;
     bool scalar = false;
     bool backslash_carry = false;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "analyzer/base/strings.h"
+#include "analyzer/base/time_limits.h"
 #include "analyzer/model/classify.h"
 #include "fmt/format.h"
 
@@ -184,7 +185,10 @@ int64_t IntValueOr(const JsonScalar& v, int64_t fallback) {
   }
   int64_t x;
   if (ParseInt64(StripAsciiWhitespace(v.text), &x)) return x;
-  if (std::optional<double> d = NumberValue(v)) return static_cast<int64_t>(*d);
+  // Beyond int64 (or NaN) the cast would be undefined.
+  if (std::optional<double> d = NumberValue(v); d && *d > -9.2e18 && *d < 9.2e18) {
+    return static_cast<int64_t>(*d);
+  }
   return fallback;
 }
 
@@ -300,6 +304,12 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
   if (!Micros(ev.ts, /*add_base_time=*/true, &ts_ns)) {
     Diag("bad_timestamp", Severity::kWarning,
          "events with a missing or unreadable \"ts\", skipped");
+    return;
+  }
+  if (ts_ns > kMaxTraceTimeNs || ts_ns < -kMaxTraceTimeNs) {
+    // Checked here, before begin/end pairs and flows subtract times.
+    Diag("time_out_of_range", Severity::kWarning,
+         "events with a \"ts\" beyond +-146 years of the epoch, skipped");
     return;
   }
   switch (ph) {
