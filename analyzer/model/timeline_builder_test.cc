@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/base/time_limits.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {
@@ -382,6 +383,35 @@ TEST(TimelineBuilder, FlowsBindInAnyTimeOrder) {
     EXPECT_EQ(c.ts_ns[f.from], f.id * 100);
     EXPECT_EQ(c.ts_ns[f.to], f.id * 100 + 50);
   }
+}
+
+}  // namespace
+}  // namespace tracelint
+
+namespace tracelint {
+namespace {
+
+// Times near int64's edges (9e18) used to overflow later sums (UBSan) and
+// give negative kernel times; they are clamped at the builder and counted.
+TEST(TimelineBuilder, TimesAtInt64EdgesAreClampedAndCounted) {
+  TimelineBuilder b;
+  TrackId stream = b.GetTrack(TrackKind::kDeviceStream, 0, 7);
+  b.AddSlice(Host(stream, INT64_MAX - 5, 100, b.Intern("late"), EventKind::kKernel));
+  b.AddSlice(Host(stream, 1000, INT64_MAX, b.Intern("long"), EventKind::kKernel));
+  b.AddSlice(Host(stream, INT64_MIN, 10, b.Intern("early"), EventKind::kKernel));
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok());
+  const SliceColumns& c = tl->slices();
+  for (size_t i = 0; i < c.size(); ++i) {
+    EXPECT_GE(c.ts_ns[i], -kMaxTraceTimeNs);
+    EXPECT_GE(c.dur_ns[i], 0);
+    EXPECT_LE(c.ts_ns[i], kMaxTraceTimeNs - c.dur_ns[i]);
+  }
+  int out_of_range = 0;
+  for (const Diagnostic& d : tl->diagnostics().List()) {
+    if (d.name == "time_out_of_range" || d.name == "duration_out_of_range") out_of_range += d.count;
+  }
+  EXPECT_GE(out_of_range, 3);
 }
 
 }  // namespace
