@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <system_error>
 
 #include "analyzer/base/escape.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/progress.h"
+#include "analyzer/cli/gate.h"
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/cli/run_selection.h"
 #include "analyzer/engine/engine.h"
@@ -15,6 +17,7 @@
 #include "analyzer/report/diff.h"
 #include "analyzer/report/diff_report.h"
 #include "analyzer/report/report.h"
+#include "analyzer/report/report_data.h"
 #include "fmt/format.h"
 #include "rules/all_rules.h"
 
@@ -51,11 +54,51 @@ int CompareWithBaseline(const AnalyzeArgs& args, const ReportInput& input, std::
   return code;
 }
 
+std::string Render(const std::string& format, const ReportInput& input) {
+  if (format == "json") return RenderJsonReport(input);
+  if (format == "markdown") return RenderMarkdownReport(input);
+  if (format == "sarif") return RenderSarifReport(input);
+  return RenderTextReport(input);
+}
+
+// What the JSON report records so that it can be reproduced and compared.
+void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
+                    const PreparedRules& rules, const AnalyzedRun& analyzed,
+                    ReportInput& input) {
+  Provenance& p = input.provenance;
+  p.rules_glob = args.engine.rules_glob;
+  p.set_overrides = args.engine.set_overrides;
+  p.config_path = args.engine.config_path;
+  p.selected_rules = rules.selected;
+  for (const std::string& id : rules.selected) {
+    std::vector<std::pair<std::string, double>> values;
+    auto it = rules.options.find(id);
+    if (it != rules.options.end()) {
+      for (const auto& [name, value] : it->second.values()) values.emplace_back(name, value);
+    }
+    p.rule_options.emplace_back(id, std::move(values));
+    input.rules.push_back({id, std::string(registry.Find(id)->summary())});
+  }
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    std::error_code ec;
+    const std::string& path = tl->metadata().source_path;
+    uintmax_t bytes = std::filesystem::file_size(path, ec);
+    p.input_files.push_back({path, ec ? -1 : static_cast<int64_t>(bytes)});
+  }
+}
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
-  if (args.format != "text" && args.format != "json") {
-    err << "tracelint: --format must be text or json, not '" << args.format << "'\n";
+  if (args.format != "text" && args.format != "json" && args.format != "markdown" &&
+      args.format != "sarif") {
+    err << "tracelint: --format must be text, json, markdown or sarif, not '" << args.format
+        << "'\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<GateOptions> gate = ParseGateOptions(args.fail_on, args.fail_on_recoverable);
+  if (!gate.ok()) {
+    err << "tracelint: " << gate.status().message() << "\n";
     return kExitUsage;
   }
   if (args.fail_on_regression_pct >= 0 && args.baseline.empty()) {
@@ -140,10 +183,24 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   input.options.top_n = args.top_n;
   input.options.batch_size = args.batch_size;
   input.options.price_per_hour = args.price_per_hour;
+  input.sarif.source_root = args.source_root;
+  input.sarif.docs_url = args.docs_url;
+  FillProvenance(args, registry, *rules, *analyzed, input);
 
   std::vector<std::string> warnings;
   int exit_code = RunHealth(*analyzed, warnings);
   for (const std::string& w : warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
+
+  // A run nobody can judge is never a silent pass (exit 5), and a tripped
+  // gate outranks it (exit_codes.h).
+  Verdict verdict = ComputeVerdict(input);
+  if (!verdict.judgeable) {
+    err << "tracelint: " << verdict.line << "\n";
+    exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
+  }
+  GateResult gated = EvaluateGate(*gate, input.findings);
+  for (const std::string& reason : gated.reasons) err << "tracelint: gate: " << reason << "\n";
+  if (gated.tripped) exit_code = CombineExitCodes(exit_code, kExitFindingsGate);
 
   std::optional<RunDiff> baseline_diff;
   if (!args.baseline.empty()) {
@@ -153,10 +210,9 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     input.baseline_diff = &*baseline_diff;
   }
 
-  std::string report =
-      args.format == "json" ? RenderJsonReport(input) : RenderTextReport(input);
   // JSON carries it as "baseline_diff"; formats with a fixed structure
   // (SARIF, HTML) do not take it.
+  std::string report = Render(args.format, input);
   if (baseline_diff.has_value() && args.format == "text") {
     report += "\n== Against the baseline ==\n" + RenderDiffText(*baseline_diff);
   } else if (baseline_diff.has_value() && args.format == "markdown") {

@@ -16,8 +16,8 @@ struct AnalyzeArgs {
   std::vector<std::string> more_paths;
   bool list = false;  // print the runs found (files, start times) instead
   std::istream* in = nullptr;  // what "-" reads; nullptr: std::cin
-  std::string format = "text";  // text | json
-  std::string output;           // empty: stdout
+  std::string format = "text";  // text | json | markdown | sarif
+  std::string output;           // empty or "-": stdout
   int top_n = 10;
   int64_t batch_size = 0;
   double price_per_hour = 0;
@@ -29,6 +29,13 @@ struct AnalyzeArgs {
   // --baseline REPORT.json: the diff against it follows the report (diff.h).
   std::string baseline;
   double fail_on_regression_pct = -1;  // with --baseline; < 0: no gate
+  // The gate (gate.h): "" is off.
+  std::string fail_on;              // high | medium | low
+  std::string fail_on_recoverable;  // "0.2" or "20%"
+  // SARIF locations (contract.md): Python frames are mapped into this
+  // checkout (default: the current directory); helpUri base.
+  std::string source_root;
+  std::string docs_url;
 };
 
 // The whole `tracelint analyze` job, testable without a process: returns

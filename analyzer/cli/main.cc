@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "analyzer/base/version.h"
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/batch_command.h"
 #include "analyzer/cli/cli_docs.h"
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
                "time you would win back",
                "tracelint"};
   app.require_subcommand(1);
-  constexpr const char* kVersion = "tracelint 0.1.0";
+  const std::string kVersion = "tracelint " + std::string(kToolVersion);
   app.set_version_flag("--version", kVersion);
   bool help_man = false;
   app.add_flag("--help-man", help_man, "print the man page")->group("");  // hidden
@@ -46,9 +47,19 @@ int main(int argc, char** argv) {
       ->required();
   analyze->add_option("more-paths", a.more_paths, "more trace files: the ranks of one run");
   analyze->add_flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
-  analyze->add_option("--format", a.format, "output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  analyze->add_option("-o,--output", a.output, "write the report to this file");
+  analyze->add_option("--format", a.format, "output format: text, json, markdown or sarif")
+      ->check(CLI::IsMember({"text", "json", "markdown", "sarif"}));
+  analyze->add_option("-o,--output", a.output, "write the report to this file ('-': stdout)");
+  analyze->add_option("--fail-on", a.fail_on,
+                      "exit 1 when a finding at or above this severity is present")
+      ->check(CLI::IsMember({"high", "medium", "low"}));
+  analyze->add_option("--fail-on-recoverable", a.fail_on_recoverable,
+                      "exit 1 when the findings recover at least this share of the step "
+                      "(0.2 or 20%)");
+  analyze->add_option("--source-root", a.source_root,
+                      "SARIF: checkout that Python frames are mapped into (default: cwd)");
+  analyze->add_option("--docs-url", a.docs_url,
+                      "SARIF: base URL of the rule docs (helpUri = URL/rules/docs/<id>.md)");
   analyze->add_option("--top", a.top_n, "rows in the top-kernel/op tables and findings shown")
       ->check(AtLeast(1));
   analyze->add_option("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
@@ -75,7 +86,7 @@ int main(int argc, char** argv) {
       ->required();
   batch->add_option("--format", b.format, "output format: text, markdown, csv or json")
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
-  batch->add_option("-o,--output", b.output, "write the table to this file");
+  batch->add_option("-o,--output", b.output, "write the table to this file ('-': stdout)");
   batch->add_option("-j,--jobs", b.jobs, "runs analysed at once (0 = as many as cores)")
       ->check(AtLeast(0));
   batch->add_option("--threads", b.threads, "cores for the whole batch (0 = all)")

@@ -123,7 +123,7 @@ absl::Status WriteAtomically(const std::string& report, const fs::path& target,
 }  // namespace
 
 absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path) {
-  if (output.empty()) return absl::OkStatus();
+  if (IsStdoutPath(output)) return absl::OkStatus();
   const fs::path input = Resolved(input_path);
   const fs::path out = Resolved(output);
   std::error_code ec;
@@ -148,7 +148,7 @@ absl::Status CheckOutputOutsideTraces(const std::string& output, const std::stri
 
 absl::Status WriteReport(const std::string& report, const std::string& output_path,
                          std::ostream& out) {
-  if (output_path.empty()) {
+  if (IsStdoutPath(output_path)) {
     errno = 0;
     out << report;
     out.flush();

@@ -17,7 +17,12 @@ namespace tracelint {
 // refused too. Empty output (stdout) is fine.
 absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path);
 
-// Writes a finished report to `output_path`, or to `out` when it is empty.
+// "-o -" and no -o at all both mean stdout, for every command and format.
+inline bool IsStdoutPath(const std::string& output_path) {
+  return output_path.empty() || output_path == "-";
+}
+
+// Writes a finished report to `output_path`, or to `out` when IsStdoutPath.
 // A file is written whole or not at all: into a temporary file beside the
 // (symlink-resolved) target, synced, then renamed over it, so a kill or a
 // full disk never leaves a truncated report. Devices and pipes are written

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/steps.h"
 #include "analyzer/engine/fingerprint.h"
 #include "analyzer/engine/options.h"
 #include "analyzer/engine/ranking.h"
@@ -175,6 +176,15 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
         merged.per_rank.push_back(
             PerRankText(rank_names[r], it == per_rank.end() ? nullptr : &it->second));
       }
+    }
+    // Severity comes from the share alone (contract.md), so it always agrees
+    // with the ranking; a one-time cost is at most medium, low once steady
+    // steps exist.
+    if (merged.one_time_ns > 0) {
+      merged.severity = ranks[worst->first]->steps().steps.empty() ? FindingSeverity::kMedium
+                                                                     : FindingSeverity::kLow;
+    } else {
+      merged.severity = SeverityForShare(merged.recoverable_share);
     }
     merged.fingerprint = FindingFingerprint(merged);
     result.findings.push_back(std::move(merged));

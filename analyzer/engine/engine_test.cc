@@ -223,6 +223,31 @@ TEST_F(ReleaseInvariants, SavingsOverTheStepAndNonFiniteNumbersAreReported) {
   }
 }
 
+TEST_F(EngineTest, SeverityComesFromTheShareNotFromTheRule) {
+  MakeRanks(1);
+  RuleRegistry reg;
+  reg.Register("alpha-rule", std::make_unique<ScriptedRule>([](int, const RuleOptions&) {
+    RuleOutcome out;
+    // The rule's own severities are wrong on purpose; the engine decides.
+    out.findings.push_back(MakeFinding("a", 15, 0.15, FindingSeverity::kLow));
+    out.findings.push_back(MakeFinding("b", 14, 0.1499, FindingSeverity::kHigh));
+    out.findings.push_back(MakeFinding("c", 5, 0.05, FindingSeverity::kHigh));
+    out.findings.push_back(MakeFinding("d", 4, 0.0499, FindingSeverity::kHigh));
+    Finding once = MakeFinding("e", 0, 0, FindingSeverity::kHigh);
+    once.one_time_ns = kNsPerS;
+    out.findings.push_back(once);
+    return out;
+  }));
+  absl::StatusOr<EngineResult> result = RunRules(reg, {}, ptrs_);
+  ASSERT_TRUE(result.ok());
+  std::vector<std::string> got;
+  for (const Finding& f : result->findings) {
+    got.push_back(f.cause + ":" + std::string(FindingSeverityName(f.severity)));
+  }
+  // A one-time cost without steady steps is at most medium.
+  EXPECT_THAT(got, ElementsAre("a:high", "b:medium", "c:medium", "d:low", "e:medium"));
+}
+
 TEST_F(EngineTest, BrokenRegistryRefusesToRun) {
   MakeRanks(1);
   RuleRegistry reg;

@@ -11,6 +11,12 @@ std::string_view FindingSeverityName(FindingSeverity s) {
   return "low";
 }
 
+FindingSeverity SeverityForShare(double recoverable_share) {
+  if (recoverable_share >= kHighSeverityShare) return FindingSeverity::kHigh;
+  if (recoverable_share >= kMediumSeverityShare) return FindingSeverity::kMedium;
+  return FindingSeverity::kLow;
+}
+
 std::string_view ConfidenceName(Confidence c) {
   switch (c) {
     case Confidence::kInferred: return "inferred";

@@ -18,6 +18,12 @@ enum class Confidence : uint8_t {
 };
 
 std::string_view FindingSeverityName(FindingSeverity s);
+
+// contract.md, "Severity": one scale over the recoverable share of the mean
+// step, assigned by the engine (SeverityForShare), never by a rule's options.
+inline constexpr double kHighSeverityShare = 0.15;
+inline constexpr double kMediumSeverityShare = 0.05;
+FindingSeverity SeverityForShare(double recoverable_share);
 std::string_view ConfidenceName(Confidence c);
 
 // "GPU idle 38% of step (threshold 10%)": a value shown against its threshold.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/version.h"
 #include "analyzer/report/diff_report.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report.h"
@@ -248,6 +249,31 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.EndObject();
 }
 
+void WriteProvenance(JsonWriter& w, const Provenance& p) {
+  w.BeginObject();
+  w.Key("rules").String(p.rules_glob);
+  w.Key("set").StringArray(p.set_overrides);
+  w.Key("config_path").String(p.config_path);
+  w.Key("selected_rules").StringArray(p.selected_rules);
+  w.Key("rule_options").BeginObject();
+  for (const auto& [rule, values] : p.rule_options) {
+    w.Key(rule).BeginObject();
+    for (const auto& [name, value] : values) w.Key(name).Double(value);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Key("input_files").BeginArray();
+  for (const InputFileInfo& f : p.input_files) {
+    w.BeginObject();
+    w.Key("path").String(f.path);
+    w.Key("bytes");
+    f.bytes >= 0 ? w.Int(f.bytes) : w.Null();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string RenderJsonReport(const ReportInput& input) {
@@ -255,12 +281,18 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.BeginObject();
   w.Key("schema_version").Int(kReportSchemaVersion);
   w.Key("tool").String("tracelint");
+  w.Key("tool_version").String(kToolVersion);
   w.Key("input_path").String(input.input_path);
   w.Key("options").BeginObject();
   w.Key("top_n").Int(input.options.top_n);
   w.Key("batch_size").Int(input.options.batch_size);
   w.Key("price_per_hour").Double(input.options.price_per_hour);
   w.EndObject();
+  w.Key("provenance");
+  WriteProvenance(w, input.provenance);
+  Verdict verdict = ComputeVerdict(input);
+  w.Key("verdict").String(verdict.bound);
+  w.Key("verdict_text").String(verdict.line);
 
   w.Key("ranks").BeginArray();
   for (size_t i = 0; i < input.ranks.size() && i < input.contexts.size(); ++i) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
@@ -22,6 +23,35 @@ struct ReportOptions {
   double price_per_hour = 0;  // of all machines of the run; 0: no samples per dollar
 };
 
+// What a report needs to be reproduced and compared (JSON "provenance"):
+// the tool version, the rule selection and options used, the input files.
+struct InputFileInfo {
+  std::string path;
+  int64_t bytes = -1;  // -1: size unknown (the file vanished after reading)
+};
+struct Provenance {
+  std::string rules_glob = "*";
+  std::vector<std::string> set_overrides;
+  std::string config_path;
+  std::vector<std::string> selected_rules;
+  // Effective option values per selected rule (defaults merged with
+  // overrides), in rule and option name order.
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> rule_options;
+  std::vector<InputFileInfo> input_files;
+};
+
+// A rule as SARIF describes it (one reportingDescriptor each).
+struct RuleInfo {
+  std::string id;
+  std::string summary;
+};
+
+// SARIF locations (contract.md, "SARIF locations").
+struct SarifOptions {
+  std::string source_root;  // maps Python frames to repo files; empty: cwd
+  std::string docs_url;     // helpUri base; empty: kDefaultDocsUrl
+};
+
 // Everything a report shows. `ranks` and `contexts` are parallel (one
 // context per rank timeline); findings arrive ranked.
 struct ReportInput {
@@ -33,11 +63,19 @@ struct ReportInput {
   std::vector<std::string> warnings;
   ReportOptions options;
   const RunDiff* baseline_diff = nullptr;  // analyze --baseline
+  Provenance provenance;
+  std::vector<RuleInfo> rules;  // the selected rules
+  SarifOptions sarif;
 };
 
 std::string RenderTextReport(const ReportInput& input);
 // Described by analyzer/report/report.schema.json.
 std::string RenderJsonReport(const ReportInput& input);
+// A PR comment: verdict, findings table, one collapsible evidence section
+// per finding (docs/output-formats.md).
+std::string RenderMarkdownReport(const ReportInput& input);
+// SARIF 2.1.0 for code scanning (docs/output-formats.md).
+std::string RenderSarifReport(const ReportInput& input);
 
 }  // namespace tracelint
 

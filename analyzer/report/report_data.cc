@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "analyzer/analysis/idle_attribution.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -84,6 +85,98 @@ FindingsSummary SummarizeFindings(const std::vector<Finding>& findings) {
                          s.count == 1 ? "" : "s", 100 * s.recoverable_share);
   }
   return s;
+}
+
+namespace {
+
+// The GPU-compute verdict needs the kernels to cover this share of the step
+// (contract.md); below it the GPU is starved and the largest cause wins.
+constexpr double kComputeBoundUtilization = 0.8;
+
+struct BoundCandidate {
+  std::string_view bound;
+  std::string_view what;
+  TimeNs ns = 0;
+};
+
+}  // namespace
+
+Verdict ComputeVerdict(const ReportInput& input) {
+  Verdict v;
+  // The worst rank: the longest mean step among ranks with steps and device work.
+  AnalysisContext* worst = nullptr;
+  size_t worst_position = 0;
+  bool any_steps = false;
+  for (size_t i = 0; i < input.contexts.size(); ++i) {
+    const StepMetrics& m = input.contexts[i]->step_metrics();
+    if (m.step_count <= 0) continue;
+    any_steps = true;
+    bool has_device = std::any_of(m.summary.begin(), m.summary.end(),
+                                  [](const DeviceMetrics& d) { return d.device >= 0; });
+    if (!has_device) continue;
+    if (worst == nullptr || m.mean_step_ns > worst->step_metrics().mean_step_ns) {
+      worst = input.contexts[i];
+      worst_position = i;
+    }
+  }
+  if (worst == nullptr) {
+    v.bound = "not judgeable";
+    v.line = fmt::format("Verdict: not judgeable ({})",
+                         any_steps ? "no device activity in the analysed steps"
+                                   : "no complete step with device activity");
+    return v;
+  }
+  v.judgeable = true;
+  v.rank = RankOf(worst->timeline(), worst_position);
+  const StepMetrics& m = worst->step_metrics();
+  // Device-time sums over the rank's devices: each device-instant of a step
+  // is in one breakdown category, and each idle instant has one cause.
+  TimeNs step_ns = 0, kernel_busy_ns = 0;
+  std::array<TimeNs, kStepCategoryCount> breakdown_ns{};
+  for (const DeviceMetrics& d : m.summary) {
+    if (d.device < 0) continue;
+    step_ns += d.step_ns;
+    kernel_busy_ns += d.kernel_busy_ns;
+    for (int c = 0; c < kStepCategoryCount; ++c) breakdown_ns[c] += d.breakdown_ns[c];
+  }
+  const std::array<TimeNs, kIdleCauseCount>& idle_ns = worst->idle_attribution().total_ns;
+  auto idle = [&](IdleCause c) { return idle_ns[static_cast<int>(c)]; };
+  auto busy = [&](StepCategory c) { return breakdown_ns[static_cast<int>(c)]; };
+  auto share = [&](TimeNs ns) {
+    return step_ns > 0 ? static_cast<double>(ns) / static_cast<double>(step_ns) : 0.0;
+  };
+  // In tie order. Device waits on other streams and unattributed idle
+  // belong to no bound: they say nothing about what to change.
+  const BoundCandidate candidates[] = {
+      {"input", "data loader idle", idle(IdleCause::kDataLoader)},
+      {"host", "host-side idle (syncs, host ops, launches, other host work)",
+       idle(IdleCause::kSyncCall) + idle(IdleCause::kHostSideOp) +
+           idle(IdleCause::kLaunchOverhead) + idle(IdleCause::kOtherHostWork) +
+           idle(IdleCause::kHostSilent)},
+      {"communication", "exposed communication and waits on collectives",
+       busy(StepCategory::kCommunication) + idle(IdleCause::kDeviceWaitCollective)},
+      {"copies", "exposed copies and memsets",
+       busy(StepCategory::kMemcpy) + busy(StepCategory::kMemset) +
+           idle(IdleCause::kPageableCopy)},
+  };
+  const BoundCandidate* largest = nullptr;
+  for (const BoundCandidate& c : candidates) {
+    if (c.ns > 0 && (largest == nullptr || c.ns > largest->ns)) largest = &c;
+  }
+  double utilization = share(kernel_busy_ns);
+  if (utilization >= kComputeBoundUtilization || largest == nullptr) {
+    v.bound = "gpu compute";
+    v.share = utilization;
+    v.line = fmt::format("Verdict: gpu compute (rank {}: GPU busy with kernels {:.0f}% of the step)",
+                         v.rank, 100 * utilization);
+    return v;
+  }
+  v.bound = std::string(largest->bound);
+  v.share = share(largest->ns);
+  v.line = fmt::format("Verdict: {} (rank {}: {}, {:.0f}% of the step; GPU busy with kernels "
+                       "{:.0f}%)",
+                       v.bound, v.rank, largest->what, 100 * v.share, 100 * utilization);
+  return v;
 }
 
 std::string DeviceLabel(int device) {

@@ -40,6 +40,18 @@ struct FindingsSummary {
 };
 FindingsSummary SummarizeFindings(const std::vector<Finding>& findings);
 
+// contract.md, "The verdict line": what bounds the run, from the analysed
+// steps of the worst rank (longest mean step). Computed once here so every
+// reporter prints the same words.
+struct Verdict {
+  bool judgeable = false;  // false: exit 5, bound "not judgeable"
+  std::string bound;       // input | host | communication | copies | gpu compute | not judgeable
+  int rank = -1;           // the rank judged; -1 when none
+  double share = 0;        // of the step: the bounding cause's time (GPU busy for gpu compute)
+  std::string line;        // "Verdict: input (rank 0: data loader idle, 52% of the step)"
+};
+Verdict ComputeVerdict(const ReportInput& input);
+
 // "GPU 0" / "host" for a device index.
 std::string DeviceLabel(int device);
 // Rank number as the metadata says, else the position in the run.

@@ -15,15 +15,15 @@ namespace tracelint::testing {
 
 enum class SchemaCheck { kValid, kInvalid, kSkipped };
 
-// `schema_file`: a name in analyzer/report/. Errors go to stderr; `why` says
-// why the check was skipped.
-inline SchemaCheck ValidateJsonFile(const std::string& schema_file, const std::string& json_path,
-                                    std::string& why) {
+// Validates `json_path` against the schema at `schema_path` (formats
+// checked). Errors go to stderr; `why` says why the check was skipped or
+// failed.
+inline SchemaCheck ValidateJsonAgainst(const std::filesystem::path& schema_path,
+                                       const std::string& json_path, std::string& why) {
   const char* src = std::getenv("TRACELINT_SOURCE_DIR");
   std::filesystem::path root = std::filesystem::path(src != nullptr ? src : ".") / "analyzer/report";
-  std::filesystem::path schema = root / schema_file;
-  if (!std::filesystem::exists(schema)) {
-    why = schema.string() + " not found";
+  if (!std::filesystem::exists(schema_path)) {
+    why = schema_path.string() + " not found";
     return SchemaCheck::kInvalid;
   }
   if (std::system("python3 -c 'import sys' >/dev/null 2>&1") != 0) {
@@ -31,7 +31,7 @@ inline SchemaCheck ValidateJsonFile(const std::string& schema_file, const std::s
     return SchemaCheck::kSkipped;
   }
   std::string cmd = "python3 '" + (root / "validate_report.py").string() + "' '" +
-                    schema.string() + "' '" + json_path + "'";
+                    schema_path.string() + "' '" + json_path + "'";
   int rc = std::system(cmd.c_str());
   if (rc == -1) {
     why = "cannot run python3";
@@ -42,8 +42,16 @@ inline SchemaCheck ValidateJsonFile(const std::string& schema_file, const std::s
     why = "python3 jsonschema module missing: schema validation skipped";
     return SchemaCheck::kSkipped;
   }
-  why = status == 0 ? "" : json_path + " does not match " + schema_file + " (errors above)";
+  why = status == 0 ? "" : json_path + " does not match " + schema_path.string() + " (errors above)";
   return status == 0 ? SchemaCheck::kValid : SchemaCheck::kInvalid;
+}
+
+// `schema_file`: a name in analyzer/report/.
+inline SchemaCheck ValidateJsonFile(const std::string& schema_file, const std::string& json_path,
+                                    std::string& why) {
+  const char* src = std::getenv("TRACELINT_SOURCE_DIR");
+  std::filesystem::path root = std::filesystem::path(src != nullptr ? src : ".") / "analyzer/report";
+  return ValidateJsonAgainst(root / schema_file, json_path, why);
 }
 
 }  // namespace tracelint::testing

@@ -261,6 +261,7 @@ void Findings(std::string& out, const ReportInput& in) {
     }
   }
   out += fmt::format("\nSummary: {}\n", SummarizeFindings(in.findings).line);
+  out += ComputeVerdict(in).line + "\n";
 }
 
 }  // namespace

@@ -1,14 +1,45 @@
 #!/usr/bin/env python3
-"""Validates a tracelint JSON report against report.schema.json.
+"""Validates a tracelint JSON report against a JSON Schema (report.schema.json,
+batch.schema.json, the SARIF 2.1.0 schema), formats included.
 
     validate_report.py SCHEMA REPORT
+
+"format" is checked: jsonschema's FormatChecker, plus RFC 3986 checks for
+"uri" and "uri-reference" when the optional rfc3987 module that jsonschema
+would use is not installed (so a malformed URI is never waved through).
 
 Exit status: 0 valid, 1 invalid (each error on stderr), 77 when the
 jsonschema module is missing (the test then skips visibly).
 """
 
 import json
+import re
 import sys
+import urllib.parse
+
+# RFC 3986 characters, with "%" only as the start of a percent-escape.
+_URI_CHARS = re.compile(r"^(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
+
+
+def _is_uri_reference(value):
+    return not isinstance(value, str) or bool(_URI_CHARS.match(value))
+
+
+def _is_uri(value):
+    if not isinstance(value, str):
+        return True
+    return _is_uri_reference(value) and bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:",
+                                                       value)) and \
+        urllib.parse.urlsplit(value).scheme != ""
+
+
+def format_checker(jsonschema):
+    checker = jsonschema.FormatChecker()
+    if "uri" not in checker.checkers:
+        checker.checks("uri")(_is_uri)
+    if "uri-reference" not in checker.checkers:
+        checker.checks("uri-reference")(_is_uri_reference)
+    return checker
 
 
 def main():
@@ -24,7 +55,8 @@ def main():
         report = json.load(f)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
-    errors = sorted(validator_class(schema).iter_errors(report),
+    validator = validator_class(schema, format_checker=format_checker(jsonschema))
+    errors = sorted(validator.iter_errors(report),
                     key=lambda e: list(map(str, e.absolute_path)))
     for e in errors:
         where = "/".join(str(p) for p in e.absolute_path) or "(root)"

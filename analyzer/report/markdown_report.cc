@@ -1,0 +1,173 @@
+// --format markdown: a pull-request comment (docs/output-formats.md). One
+// verdict line, a table of the ranked findings, and one collapsed section of
+// evidence per finding. Every string from the trace goes through
+// EscapeMarkdownCell: kernel names and Python frames are the profiled
+// program's text and must never become markup.
+
+#include <algorithm>
+#include <filesystem>
+
+#include "analyzer/base/escape.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_data.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+// Cell widths, so the table stays readable in a PR (the evidence section
+// and the JSON report carry the full text).
+constexpr size_t kMaxNameBytes = 60;
+constexpr size_t kMaxFixBytes = 160;
+constexpr size_t kMaxCellItems = 3;
+
+std::string Cell(std::string_view s, size_t max_bytes) {
+  return EscapeMarkdownCell(TruncateUtf8(s, max_bytes));
+}
+
+std::string FirstLine(std::string_view s) {
+  size_t nl = s.find('\n');
+  return std::string(nl == std::string_view::npos ? s : s.substr(0, nl));
+}
+
+std::string ItemsCell(const Finding& f) {
+  std::string out;
+  size_t n = std::min(kMaxCellItems, f.location.top_items.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) out += "<br>";
+    out += Cell(f.location.top_items[i].name, kMaxNameBytes);
+  }
+  if (f.location.top_items.size() > n) {
+    out += fmt::format("<br>+{} more", f.location.top_items.size() - n);
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string WhereText(const FindingLocation& l) {
+  std::string where;
+  if (l.rank >= 0) where += fmt::format("rank {}", l.rank);
+  if (l.first_step >= 0) {
+    where += fmt::format("{}step{} {}", where.empty() ? "" : ", ",
+                         l.last_step > l.first_step ? "s" : "",
+                         l.last_step > l.first_step ? fmt::format("{}-{}", l.first_step, l.last_step)
+                                                    : fmt::format("{}", l.first_step));
+  }
+  if (!l.track.empty()) where += (where.empty() ? "" : ", ") + l.track;
+  return where;
+}
+
+void Header(std::string& out, const ReportInput& in, const Verdict& verdict) {
+  FindingsSummary summary = SummarizeFindings(in.findings);
+  out += fmt::format("### tracelint: {}\n\n", EscapeMarkdownCell(summary.line));
+  out += fmt::format("**{}**\n\n", EscapeMarkdownCell(verdict.line));
+  std::string name = std::filesystem::path(in.input_path).filename().string();
+  if (name.empty()) name = in.input_path;
+  std::string facts = "Trace " + EscapeMarkdownCell(name);
+  if (!in.ranks.empty()) {
+    const RunMetadata& md = in.ranks.front()->metadata();
+    if (!md.framework.empty()) {
+      facts += " · " + EscapeMarkdownCell(md.framework + (md.framework_version.empty()
+                                                              ? ""
+                                                              : " " + md.framework_version));
+    }
+    facts += fmt::format(" · {} rank{}", in.ranks.size(), in.ranks.size() == 1 ? "" : "s");
+  }
+  if (verdict.rank >= 0) {
+    for (size_t i = 0; i < in.contexts.size(); ++i) {
+      if (RankOf(*in.ranks[i], i) != verdict.rank) continue;
+      const StepMetrics& m = in.contexts[i]->step_metrics();
+      facts += fmt::format(" · {} step{}, mean step {} (rank {})", m.step_count,
+                           m.step_count == 1 ? "" : "s", FormatDurationNs(m.mean_step_ns),
+                           verdict.rank);
+      break;
+    }
+  }
+  out += facts + "\n\n";
+}
+
+void Table(std::string& out, const ReportInput& in, size_t shown) {
+  out += "| # | severity | rule | recoverable / step | % of step | fix | ops / kernels |\n";
+  out += "|--:|---|---|--:|--:|---|---|\n";
+  for (size_t i = 0; i < shown; ++i) {
+    const Finding& f = in.findings[i];
+    std::string rule = f.cause.empty() ? fmt::format("`{}`", f.rule_id)
+                                       : fmt::format("`{}` ({})", f.rule_id,
+                                                     EscapeMarkdownCell(f.cause));
+    std::string time = f.one_time_ns > 0
+                           ? "one-time " + FormatDurationNs(f.one_time_ns)
+                           : FormatDurationNs(f.recoverable_ns_per_step);
+    std::string share = f.one_time_ns > 0
+                            ? "-"
+                            : fmt::format("{:.1f}%", 100 * std::clamp(f.recoverable_share, 0.0, 1.0));
+    std::string fix = f.fix.empty() ? "-" : Cell(FirstLine(f.fix), kMaxFixBytes);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1,
+                       FindingSeverityName(f.severity), rule, time, share, fix, ItemsCell(f));
+  }
+  if (shown < in.findings.size()) {
+    out += fmt::format("\n{} more finding{} not shown (`--top {}` shows all).\n",
+                       in.findings.size() - shown, in.findings.size() - shown == 1 ? "" : "s",
+                       in.findings.size());
+  }
+  out += "\n";
+}
+
+void EvidenceSection(std::string& out, const Finding& f, size_t index) {
+  out += fmt::format("<details><summary>{}. {}: {}</summary>\n\n", index, f.rule_id,
+                     EscapeMarkdownCell(f.title));
+  if (!f.message.empty()) out += EscapeMarkdownCell(f.message) + "\n\n";
+  for (const Evidence& e : f.evidence) out += "- " + EscapeMarkdownCell(e.text) + "\n";
+  if (!f.evidence.empty()) out += "\n";
+  std::string where = WhereText(f.location);
+  if (!where.empty()) out += "Where: " + EscapeMarkdownCell(where) + "\n\n";
+  for (const TopItem& t : f.location.top_items) {
+    out += fmt::format("- {} x{} {}{}\n", FormatDurationNs(t.total_ns), t.count,
+                       EscapeMarkdownCell(t.name),
+                       t.detail.empty() ? "" : " (" + EscapeMarkdownCell(t.detail) + ")");
+  }
+  if (!f.location.top_items.empty()) out += "\n";
+  if (!f.location.python_stack.empty()) {
+    out += "Python stack (innermost last):\n\n";
+    for (const std::string& frame : f.location.python_stack) {
+      out += "- " + EscapeMarkdownCell(frame) + "\n";
+    }
+    out += "\n";
+  }
+  for (const std::string& r : f.per_rank) out += "- " + EscapeMarkdownCell(r) + "\n";
+  if (!f.per_rank.empty()) out += "\n";
+  if (!f.fix.empty()) out += "Fix: " + EscapeMarkdownCell(f.fix) + "\n\n";
+  out += fmt::format("Confidence: {} · fingerprint `{}`\n\n</details>\n\n",
+                     ConfidenceName(f.confidence), f.fingerprint);
+}
+
+}  // namespace
+
+std::string RenderMarkdownReport(const ReportInput& in) {
+  std::string out;
+  Verdict verdict = ComputeVerdict(in);
+  Header(out, in, verdict);
+  size_t shown = std::min(in.findings.size(),
+                          static_cast<size_t>(std::max(1, in.options.top_n)));
+  if (in.findings.empty()) {
+    out += verdict.judgeable ? "No findings.\n\n" : "No findings: the run could not be judged.\n\n";
+  } else {
+    Table(out, in, shown);
+    for (size_t i = 0; i < shown; ++i) EvidenceSection(out, in.findings[i], i + 1);
+  }
+  if (!in.not_judged.empty()) {
+    out += "Could not judge:";
+    for (size_t i = 0; i < in.not_judged.size(); ++i) {
+      out += fmt::format("{} `{}` ({})", i == 0 ? "" : ";", in.not_judged[i].rule_id,
+                         EscapeMarkdownCell(in.not_judged[i].not_judged_reason));
+    }
+    out += "\n\n";
+  }
+  if (!in.warnings.empty()) {
+    out += fmt::format("<details><summary>{} warning{}</summary>\n\n", in.warnings.size(),
+                       in.warnings.size() == 1 ? "" : "s");
+    for (const std::string& w : in.warnings) out += "- " + EscapeMarkdownCell(w) + "\n";
+    out += "\n</details>\n";
+  }
+  return out;
+}
+
+}  // namespace tracelint
