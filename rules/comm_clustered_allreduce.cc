@@ -10,6 +10,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/collective_matching.h"
 #include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
@@ -55,7 +56,8 @@ struct DeviceComm {
   TimeNs exposed_ns = 0;             // |M - C| in steps
   TimeNs hideable_tail_ns = 0;
   TimeNs unhideable_tail_ns = 0;
-  TimeNs non_tail_exposed_ns = 0;
+  TimeNs non_tail_exposed_ns = 0;    // exposed outside the tail that compute could hide
+  TimeNs exposed_beyond_compute_ns = 0;  // exposed time with no compute left to hide it
   TimeNs wait_ns = 0;                // idle: device-side wait on a collective
   int64_t tail_manual_count = 0;     // tail collectives launched outside backward
   int64_t tail_count = 0;
@@ -209,6 +211,7 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
     }
     const TimeNs tail_exposed_ns =
         IntervalSet::FromUnsorted(tail).Subtract(da.compute_kernels).TotalNs();
+    TimeNs hideable_ns = 0;
     if (last != nullptr) {
       // DDP splits gradients into buckets; only the last bucket cannot overlap
       // backward. A collective bigger than one bucket would shrink to one.
@@ -223,12 +226,17 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
       // Overlap can hide at most as much as the backward compute lasts.
       const TimeNs backward_busy_ns =
           IntervalSet::FromUnsorted(sc.backward_kernels).TotalNs();
-      const TimeNs hideable_ns =
-          std::clamp<TimeNs>(tail_exposed_ns - unhideable_ns, 0, backward_busy_ns);
+      hideable_ns = std::clamp<TimeNs>(tail_exposed_ns - unhideable_ns, 0, backward_busy_ns);
       out.hideable_tail_ns += hideable_ns;
       out.unhideable_tail_ns += tail_exposed_ns - hideable_ns;
     }
-    out.non_tail_exposed_ns += std::max<TimeNs>(0, step_exposed_ns - tail_exposed_ns);
+    // Overlap hides communication only behind compute: the step's compute
+    // not already spent hiding the tail caps the exposed time it can win.
+    const TimeNs non_tail_ns = std::max<TimeNs>(0, step_exposed_ns - tail_exposed_ns);
+    const TimeNs room_ns = std::max<TimeNs>(
+        0, da.compute_kernels.OverlapNs(step.start_ns, step.end_ns) - hideable_ns);
+    out.non_tail_exposed_ns += std::min(non_tail_ns, room_ns);
+    out.exposed_beyond_compute_ns += non_tail_ns - std::min(non_tail_ns, room_ns);
 
     for (const Collective& coll : sc.collectives) {
       const bool in_tail = sc.last_backward_end_ns >= 0 &&
@@ -263,7 +271,64 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
   return out;
 }
 
-std::string Fix(const DeviceComm& d, bool tail_fires) {
+// Fix texts follow the job and its collectives (rules/docs/
+// comm-clustered-allreduce.md lists them): DDP bucketing is advice for
+// data-parallel training with all_reduce only.
+constexpr int64_t kManySmallAllReducesPerStep = 20;
+constexpr TimeNs kSmallAllReduceNs = 50 * kNsPerUs;
+
+std::string Fix(const DeviceComm& d, bool tail_fires, const JobProfile& job, int64_t steps) {
+  const int all_reduce = static_cast<int>(CollectiveKind::kAllReduce);
+  const int64_t all_reduce_count = job.collective_count[all_reduce];
+  const bool many_small_all_reduce =
+      steps > 0 && all_reduce_count / steps >= kManySmallAllReducesPerStep &&
+      job.collective_ns[all_reduce] / std::max<int64_t>(1, all_reduce_count) < kSmallAllReduceNs;
+  if (job.framework == JobFramework::kTensorFlow) {
+    return "Let the distribution strategy pack and overlap gradients: "
+           "tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.NcclAllReduce("
+           "num_packs=N)) or MultiWorkerMirroredStrategy with "
+           "CommunicationOptions(bytes_per_pack=...), and compile the step with XLA "
+           "(jit_compile=True) so collectives overlap compute.";
+  }
+  if (job.framework == JobFramework::kJax) {
+    return "Keep the whole step in one jit over sharded arrays so XLA schedules collectives "
+           "beside compute (XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true), and "
+           "combine small collectives (--xla_gpu_all_reduce_combine_threshold_bytes).";
+  }
+  if (job.is_inference()) {
+    return "Inference collectives (tensor/expert parallelism) sit on the critical path of "
+           "every request: use the serving engine's custom or symmetric-memory all-reduce for "
+           "small messages (one-shot/two-shot, NVLink multimem), overlap communication with "
+           "the next layer's compute, or lower the tensor-parallel degree when communication "
+           "outweighs compute.";
+  }
+  switch (job.dominant_collective) {
+    case CollectiveKind::kAllToAll:
+      return "The all_to_all of sparse embeddings waits on the step: pipeline the embedding "
+             "lookups so the next batch's all_to_all overlaps the dense forward/backward "
+             "(TorchRec TrainPipelineSparseDist), communicate embeddings in fp16/bf16 "
+             "(quantized comms), and balance the sharding plan so no rank holds up the "
+             "exchange.";
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+      return "FSDP's all_gather/reduce_scatter are exposed: prefetch parameters "
+             "(FSDP(forward_prefetch=True, backward_prefetch=BackwardPrefetch.BACKWARD_PRE), "
+             "or FSDP2 fully_shard with explicit prefetching), wrap larger units so each "
+             "collective carries more, keep reduce_scatter in bf16 (MixedPrecision("
+             "reduce_dtype=torch.bfloat16)), and keep the last blocks unsharded after forward "
+             "(reshard_after_forward=False).";
+    default:
+      break;
+  }
+  if (many_small_all_reduce) {
+    return fmt::format(
+        "About {} small all_reduce calls per step (mean {}) each pay a launch and a "
+        "latency: bucket them (wrap the model in DistributedDataParallel, which buckets "
+        "gradients into bucket_cap_mb buffers) or coalesce them "
+        "(torch.distributed all_reduce_coalesced / flatten the tensors into one buffer).",
+        all_reduce_count / steps,
+        FormatDurationNs(job.collective_ns[all_reduce] / std::max<int64_t>(1, all_reduce_count)));
+  }
   std::string fix;
   if (tail_fires && d.tail_manual_count > 0) {
     fix = "Let DistributedDataParallel overlap the gradient all-reduce with backward instead of "
@@ -280,7 +345,6 @@ std::string Fix(const DeviceComm& d, bool tail_fires) {
       "hook to halve the bytes on the wire.";
   return fix;
 }
-
 }  // namespace
 
 std::vector<RuleOptionSpec> CommClusteredAllreduceRule::options() const {
@@ -406,7 +470,13 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.evidence.push_back({fmt::format("Collective time {} per step", FormatDurationNs(
                                                                        d->collective_ns / n)),
                         static_cast<double>(d->collective_ns / n), 0, "ns"});
-  f.fix = Fix(*d, tail_fires);
+  if (d->exposed_beyond_compute_ns > 0) {
+    f.message += fmt::format(
+        " {} per step of exposed communication has no compute beside it to hide behind and is "
+        "not counted as recoverable.",
+        FormatDurationNs(d->exposed_beyond_compute_ns / n));
+  }
+  f.fix = Fix(*d, tail_fires, ComputeJobProfile(tl), n);
 
   f.location.first_step = steps.steps.front().number;
   f.location.last_step = steps.steps.back().number;

@@ -6,6 +6,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "fmt/format.h"
 #include "rules/idle_findings.h"
@@ -53,6 +54,78 @@ constexpr std::array<OwnedCause, 5> kOwned = {{
      "Work queued on the GPU waits for another stream or event: check cross-stream "
      "dependencies (wait_stream, events) and put independent work on its own stream."},
 }};
+
+// The fix for a cause, for the job at hand: TensorFlow and JAX have their
+// own input pipelines and profilers (never with_stack=True), inference has
+// requests and decode steps, not DataLoader epochs and training loops.
+// rules/docs/gpu-idle-gaps.md lists every variant.
+std::string FixFor(const OwnedCause& owned, const JobProfile& job) {
+  const bool tf = job.framework == JobFramework::kTensorFlow;
+  const bool jax = job.framework == JobFramework::kJax;
+  switch (owned.cause) {
+    case IdleCause::kDataLoader:
+      if (tf) {
+        return "Make the tf.data pipeline keep up: map(..., num_parallel_calls=tf.data.AUTOTUNE), "
+               ".cache() after expensive reads, .prefetch(tf.data.AUTOTUNE) at the end, and "
+               "check it with the profiler's input-pipeline analysis.";
+      }
+      if (jax) {
+        return "Feed batches ahead of the step: load with parallel workers (grain or "
+               "tf.data with AUTOTUNE) and prefetch to the device (e.g. "
+               "flax.jax_utils.prefetch_to_device or jax.device_put of the next batch).";
+      }
+      // A PyTorch DataLoader is there, training or batch inference alike:
+      // its own advice fits both.
+      break;
+    case IdleCause::kLaunchOverhead:
+      if (tf) {
+        return "The step is launch-bound: compile it with XLA (tf.function(jit_compile=True)) "
+               "so ops fuse into fewer kernels, or raise the batch size.";
+      }
+      if (jax) {
+        return "The step is launch-bound: jit the whole step (one jax.jit over the loop body, "
+               "lax.scan for loops) instead of dispatching small ops, or raise the batch size.";
+      }
+      if (job.is_inference()) {
+        return "The inference step is launch-bound: capture it with CUDA Graphs "
+               "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs); when serving "
+               "LLMs, run decode steps as CUDA graphs (the engine's graph mode), batch more "
+               "requests per step (continuous batching) and keep prefill apart from decode "
+               "(chunked prefill) so each step does more work per launch.";
+      }
+      break;
+    case IdleCause::kOtherHostWork:
+      if (tf) {
+        return "Move Python out of the step: wrap it in tf.function (jit_compile=True where "
+               "ops allow) and keep logging and metric reads every N steps.";
+      }
+      if (jax) {
+        return "Move host work out of the step: jit it, avoid jax.device_get/.block_until_"
+               "ready/printing device values inside the loop, and log every N steps.";
+      }
+      if (job.is_inference()) {
+        return "Host work between inference steps (pre/post-processing, sampling, "
+               "detokenization, request scheduling) stalls the GPU: overlap it with the next "
+               "step's launches, keep sampling and KV-cache bookkeeping on the GPU, and "
+               "post-process responses on another thread.";
+      }
+      break;
+    case IdleCause::kHostSilent:
+      if (tf || jax) {
+        return fmt::format(
+            "The host was busy in code the profiler did not record (Python, I/O, GC): trace "
+            "the host with {} and Python tracing on, or py-spy, then move that work off "
+            "the step.",
+            tf ? "tf.profiler.experimental.start(logdir, "
+                 "options=tf.profiler.experimental.ProfilerOptions(python_tracer_level=1))"
+               : "jax.profiler.start_trace(logdir) (with create_perfetto_trace=True)");
+      }
+      break;
+    default:
+      break;
+  }
+  return std::string(owned.fix);
+}
 
 std::string CauseBreakdown(const IdleAttribution& idle, TimeNs step_total_ns, int devices) {
   std::string out;
@@ -151,7 +224,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
            unattributed_share, 0, "share"});
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
-    f.fix = std::string(owned.fix);
+    f.fix = FixFor(owned, ComputeJobProfile(tl));
     outcome.findings.push_back(std::move(f));
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {

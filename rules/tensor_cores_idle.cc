@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/kernel_classify.h"
 #include "analyzer/analysis/steps.h"
@@ -38,6 +40,12 @@ constexpr size_t kMaxTopItems = 5;
 
 // Why a device cannot be judged, or "" when it can.
 std::string CannotJudge(const Timeline& tl, int device) {
+  std::string_view accelerator = AcceleratorName(tl.metadata());
+  if (accelerator != "GPU") {
+    // TPUs and MTIA have matrix units of their own, not Tensor Cores.
+    return fmt::format("{} {} is not a GPU; Tensor Core use is judged on NVIDIA GPUs only",
+                       accelerator, device);
+  }
   const DeviceInfo* info = tl.metadata().FindDevice(device);
   if (info == nullptr || !info->has_tensor_cores_known()) {
     return fmt::format("device {} has no device properties (compute capability unknown)",
@@ -222,12 +230,42 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   return out;
 }
 
-std::string Fix(const DeviceTc& d, DtypeGroup dominant, bool odd_dims) {
+// Fix texts by job (docs: rules/docs/tensor-cores-idle.md lists them).
+// Inference needs no loss scaling and no training wording; TF and JAX have
+// their own mixed-precision switches.
+std::string Fix(const DeviceTc& d, DtypeGroup dominant, bool odd_dims, const JobProfile& job) {
   const bool has_tf32 = d.info->compute_major >= 8;
+  const bool has_bf16 = has_tf32;
   std::string fix;
   if (dominant == DtypeGroup::kLowPrecision) {
     fix = "These ops are already 16-bit but miss Tensor Cores: make GEMM/conv dimensions "
           "(batch, hidden, channels, sequence) multiples of 8 and keep cuBLAS/cuDNN current.";
+  } else if (job.framework == JobFramework::kTensorFlow) {
+    fix = fmt::format(
+        "Enable Keras mixed precision: tf.keras.mixed_precision.set_global_policy(\"{}\"){}; "
+        "keep the final layer's outputs in float32.",
+        has_bf16 ? "mixed_bfloat16" : "mixed_float16",
+        has_tf32 ? " (TF32 is on by default for float32 matmuls: check "
+                   "tf.config.experimental.enable_tensor_float_32_execution was not turned off)"
+                 : "");
+  } else if (job.framework == JobFramework::kJax) {
+    fix = fmt::format(
+        "Compute in {0}: run layers with dtype=jnp.{0} (flax/equinox; keep params in float32){1}.",
+        has_bf16 ? "bfloat16" : "float16",
+        has_tf32 ? ", or let float32 matmuls use TF32 with "
+                   "jax.default_matmul_precision(\"tensorfloat32\")"
+                 : "");
+  } else if (job.is_inference()) {
+    fix = fmt::format(
+        "Serve the model in {}: load the weights in that dtype (model.to(torch.{})) or run "
+        "under torch.autocast(device_type=\"cuda\", dtype=torch.{}); inference needs no loss "
+        "scaling.{}",
+        has_bf16 ? "bfloat16" : "float16", has_bf16 ? "bfloat16" : "float16",
+        has_bf16 ? "bfloat16" : "float16",
+        has_tf32 ? " For layers that must stay float32, enable TF32: "
+                   "torch.backends.cuda.matmul.allow_tf32 = True (or "
+                   "torch.set_float32_matmul_precision(\"high\"))."
+                 : "");
   } else if (has_tf32) {
     fix = "Train under torch.autocast(device_type=\"cuda\", dtype=torch.bfloat16) (bf16 needs "
           "no loss scaling), or at least enable TF32 for float32 matmuls and convolutions: "
@@ -236,8 +274,8 @@ std::string Fix(const DeviceTc& d, DtypeGroup dominant, bool odd_dims) {
   } else {
     fix = fmt::format(
         "Train under torch.autocast(device_type=\"cuda\", dtype=torch.float16) with "
-        "torch.cuda.amp.GradScaler: {} GPUs (compute capability {}.{}) have float16 Tensor "
-        "Cores but no TF32 or bfloat16.",
+        "torch.amp.GradScaler(\"cuda\"): {} GPUs (compute capability {}.{}) have float16 "
+        "Tensor Cores but no TF32 or bfloat16.",
         Generation(*d.info), d.info->compute_major, d.info->compute_minor);
   }
   if (odd_dims && dominant != DtypeGroup::kLowPrecision) {
@@ -384,7 +422,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   for (size_t i = 0; i < groups.size() && i < kMaxTopItems; ++i) {
     f.location.top_items.push_back(groups[i].item);
   }
-  f.fix = Fix(*d, dominant, odd_dims);
+  f.fix = Fix(*d, dominant, odd_dims, ComputeJobProfile(tl));
   f.location.first_step = steps.steps.front().number;
   f.location.last_step = steps.steps.back().number;
   if (d->worst != kNoIndex) {

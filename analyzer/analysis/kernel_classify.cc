@@ -26,6 +26,15 @@ constexpr std::array<std::string_view, 3> kTypedPrefixes = {"sm90_", "sm100_", "
 constexpr std::array<std::string_view, 10> kLowPrecisionTypeTokens = {
     "bf16", "f16", "tf32", "e4m3", "e5m2", "fp8", "int8", "i8i8", "s8s8", "bfloat16"};
 
+// Operand formats that exist only as Tensor Core inputs: FP8 and the
+// block-scaled MX/NVFP4 formats of Blackwell ("bmm_MxE4m3_MxE2m1..." from
+// trtllm-gen, "...ue8m0..." scale factors). They decide only for
+// GEMM/conv/attention kernels: quantize and cast kernels carry the same
+// words and are pointwise.
+constexpr std::array<std::string_view, 12> kTensorCoreOnlyFormats = {
+    "e4m3", "e5m2", "e2m1", "e3m2", "e2m3", "ue8m0", "ue4m3",
+    "mxfp4", "mxfp6", "mxfp8", "nvfp4", "fp8"};
+
 // Tokens that mean the kernel runs on CUDA cores.
 constexpr std::array<std::string_view, 2> kCudaCoreTokens = {"simt", "ffma"};
 constexpr std::array<std::string_view, 3> kCudaCoreGemmTokens = {"gemv", "gemmsn",
@@ -52,6 +61,9 @@ constexpr std::array<std::string_view, 17> kConvTokens = {
 
 constexpr std::array<std::string_view, 6> kGemmTokens = {"gemm", "gemv", "cijk_", "nvjet",
                                                          "matmul", "splitkreduce"};
+// trtllm-gen batched GEMMs ("bmm_E4m3_E4m3E4m3_Fp32_t128x8x128..._sm100a")
+// carry no "gemm" word.
+constexpr std::array<std::string_view, 1> kGemmPrefixes = {"bmm_"};
 // "fbgemm_gpu::..." kernels are embedding/permutation kernels.
 constexpr std::array<std::string_view, 1> kGemmExclusions = {"fbgemm"};
 
@@ -87,7 +99,8 @@ KernelFamily FamilyOf(std::string_view original, std::string_view lower) {
   }
   // Before GEMM: implicit-GEMM convolutions contain "gemm".
   if (ContainsAny(lower, kConvTokens)) return KernelFamily::kConv;
-  if (ContainsAny(lower, kGemmTokens) && !ContainsAny(lower, kGemmExclusions)) {
+  if ((ContainsAny(lower, kGemmTokens) || StartsWithAny(lower, kGemmPrefixes)) &&
+      !ContainsAny(lower, kGemmExclusions)) {
     return KernelFamily::kGemm;
   }
   return KernelFamily::kElementwiseOther;
@@ -212,6 +225,8 @@ KernelClass ClassifyKernel(std::string_view kernel_name, std::string_view op_dty
         out.tc = TensorCoreUse::kUnknown;
       } else if (by_name != TensorCoreUse::kUnknown) {
         out.tc = by_name;
+      } else if (ContainsAny(lower, kTensorCoreOnlyFormats)) {
+        out.tc = TensorCoreUse::kYes;
       } else if (IsLowPrecision(ClassifyDtype(op_dtype))) {
         // cuBLAS/cuDNN always pick Tensor Core kernels for 16-bit/fp8/int8
         // operands on devices that have them. fp32 stays unknown: it may run

@@ -115,6 +115,36 @@ TEST(KernelClassify, Blackwell) {
   });
 }
 
+// Blackwell block-scaled (MX/NVFP4) and FP8 GEMMs from trtllm-gen and
+// CUTLASS, and Hopper FP8: Tensor Core work whatever the op dtype says.
+TEST(KernelClassify, BlackwellBlockScaledAndFp8) {
+  ExpectAll({
+      {"bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x8x512u2_s3_et64x8_m64x8x64_cga1x1x1_16dp256b_TN_"
+       "transOut_schedS_sm100a",
+       "", {kGemm, kYes}},
+      {"bmm_E2m1_E2m1E2m1_Fp32_t128x16x256u2_s4_et128x16_m128x16x64_cga1x1x1_16dp256b_TN_"
+       "schedS_sm100f",
+       "", {kGemm, kYes}},
+      {"bmm_E4m3_E4m3E4m3_Fp32_t128x8x128_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_"
+       "schedS_sm100a",
+       "float", {kGemm, kYes}},
+      {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::"
+       "collective::CollectiveMma<cutlass::gemm::MainloopSm100TmaUmmaWarpSpecializedBlockScaled"
+       "<cutlass::nv_float4_t<cutlass::float_e2m1_t>, cutlass::float_ue4m3_t>>>>(x)",
+       "", {kGemm, kYes}},
+      {"sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1_"
+       "execute_segment_k_off_kernel__5x_cublas",
+       "", {kGemm, kYes}},
+      {"void tensorrt_llm::kernels::fmhaSm100aKernel_QkvE4m3OBfloat16H128PagedKvCausalP64"
+       "VarSeqQ128Kv128PersistentSwapsAbForGen(x)",
+       "", {kAttn, kYes}},
+      {"sm100_tcgen05_mma_f16_f16_kernel", "", {kOther, kYes}},
+      // Quantize/cast kernels carry the format words but are pointwise.
+      {"void scaled_fp8_quant_kernel<c10::Float8_e4m3fn>(x)", "", {kOther, kNo}},
+      {"cvt_fp16_to_fp4_e2m1_kernel", "", {kOther, kNo}},
+  });
+}
+
 TEST(KernelClassify, AttentionDependsOnDtype) {
   const std::string flash =
       "void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 64, 4, false, false>, "

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/hta_breakdown.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
 
@@ -205,7 +206,13 @@ void Finish(DeviceMetrics& m) {
   m.est_sm_efficiency.reset();
   m.est_achieved_occupancy.reset();
   m.tensor_core_kernel_share.reset();
-  if (m.sm_efficiency_known && m.step_ns > 0) {
+  m.sm_efficiency_coverage.reset();
+  if (m.kernel_ns > 0) {
+    m.sm_efficiency_coverage =
+        static_cast<double>(m.sm_dims_known_ns) / static_cast<double>(m.kernel_ns);
+  }
+  if (m.sm_efficiency_known && m.step_ns > 0 &&
+      m.sm_efficiency_coverage.value_or(0) >= kMinSmEfficiencyCoverage) {
     m.est_sm_efficiency = m.sm_efficiency_ns / static_cast<double>(m.step_ns);
   }
   if (m.occupancy_known_ns > 0) {
@@ -252,6 +259,7 @@ void AddInto(DeviceMetrics& sum, const DeviceMetrics& m) {
   sum.occupancy_weighted_ns += m.occupancy_weighted_ns;
   sum.occupancy_known_ns += m.occupancy_known_ns;
   sum.sm_efficiency_known = sum.sm_efficiency_known || m.sm_efficiency_known;
+  sum.sm_dims_known_ns += m.sm_dims_known_ns;
 }
 
 void ComputeTopLists(const Timeline& tl, const StepSet& steps,
@@ -398,7 +406,10 @@ StepMetrics ComputeStepMetrics(AnalysisContext& ctx) {
       DeviceMetrics& m = out.steps[st - steps.steps.begin()].devices[it->second];
       m.kernel_ns += clipped_ns;
       if (k.tensor_core) m.tensor_core_kernel_ns += clipped_ns;
-      if (k.sm_value >= 0) m.sm_efficiency_known = true;
+      if (k.sm_value >= 0) {
+        m.sm_efficiency_known = true;
+        m.sm_dims_known_ns += clipped_ns;
+      }
       if (k.occupancy >= 0) {
         m.occupancy_weighted_ns += k.occupancy * static_cast<double>(clipped_ns);
         m.occupancy_known_ns += clipped_ns;
@@ -419,20 +430,7 @@ StepMetrics ComputeStepMetrics(AnalysisContext& ctx) {
   out.total_step_ns = steps.TotalNs();
   out.mean_step_ns = out.step_count > 0 ? out.total_step_ns / out.step_count : 0;
 
-  // HTA counts every GPU activity (memcpy and memset too) as a "kernel"
-  // when it draws the span, and only non-collective kernels as compute.
-  for (const DeviceActivity& a : activity) {
-    if (a.all.empty()) continue;
-    HtaBreakdown h;
-    h.device = a.device;
-    h.span_start_ns = a.all.intervals().front().start_ns;
-    h.span_end_ns = a.all.intervals().back().end_ns;
-    TimeNs busy_ns = a.all.TotalNs();
-    h.idle_ns = h.span_ns() - busy_ns;
-    h.compute_ns = a.compute_kernels.TotalNs();
-    h.non_compute_ns = busy_ns - h.compute_ns;
-    out.hta.push_back(h);
-  }
+  out.hta = ComputeHtaBreakdown(tl);
 
   ComputeTopLists(tl, steps, kernels, out);
   return out;

@@ -58,7 +58,14 @@ struct DeviceMetrics {
   double occupancy_weighted_ns = 0;  // sum of occupancy (0..1) x duration
   TimeNs occupancy_known_ns = 0;     // kernel time that states an occupancy
   bool sm_efficiency_known = false;
+  // Kernel time (clipped) whose launch dims (grid or blocks per SM) are
+  // known; SM efficiency is shown only when it covers at least
+  // kMinSmEfficiencyCoverage of kernel_ns (kernels without dims would count
+  // as 0 and drag the estimate down).
+  TimeNs sm_dims_known_ns = 0;
+  std::optional<double> sm_efficiency_coverage;  // sm_dims_known_ns / kernel_ns
 };
+inline constexpr double kMinSmEfficiencyCoverage = 0.5;
 
 struct StepRow {
   int64_t number = -1;  // N of ProfilerStep#N; 0 for the single window
@@ -68,14 +75,17 @@ struct StepRow {
 };
 
 // HTA's get_temporal_breakdown for one device over the span from the start
-// of its first GPU activity to the end of its last.
+// of its first GPU activity to the end of its last, after HTA's own filter
+// (hta_breakdown.h).
 struct HtaBreakdown {
   int device = -1;
   TimeNs span_start_ns = 0;
   TimeNs span_end_ns = 0;
   TimeNs idle_ns = 0;         // span - |union of all GPU activities|
-  TimeNs compute_ns = 0;      // |union of non-collective kernels|
+  TimeNs compute_ns = 0;      // |union of HTA's computation kernels|
   TimeNs non_compute_ns = 0;  // the rest of the busy time (collectives, copies, memsets)
+  bool launch_filter = false;       // HTA's last-step filter applied (2+ steps)
+  int64_t excluded_activities = 0;  // GPU rows that filter left out
   TimeNs span_ns() const { return span_end_ns - span_start_ns; }
 };
 

@@ -1,6 +1,7 @@
 #include "analyzer/analysis/step_metrics.h"
 
 #include <numeric>
+#include <tuple>
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/metrics_test_trace.h"
@@ -271,6 +272,36 @@ TEST(StepMetrics, HostOnlyRank) {
   EXPECT_EQ(Cat(m.summary[0], StepCategory::kOther), Us(70));
   EXPECT_TRUE(m.hta.empty());
   EXPECT_FALSE(m.summary[0].tensor_core_kernel_share.has_value());
+}
+
+}  // namespace
+}  // namespace tracelint
+
+namespace tracelint {
+namespace {
+
+// SM efficiency counts kernels without launch dims as 0; it is shown only
+// when dims cover at least kMinSmEfficiencyCoverage of the kernel time.
+TEST(StepMetrics, SmEfficiencyNeedsLaunchDimsOnMostKernelTime) {
+  DeviceOpts no_dims;  // grid_x 0: the trace recorded no launch configuration
+  for (auto [with_dims_us, without_dims_us, shown] :
+       {std::tuple{100, 300, false}, std::tuple{300, 100, true}}) {
+    TestTrace t;
+    t.Device(0, 100)
+        .Step(1, 0, 1000)
+        .Kernel("k_dims", 10, 100, with_dims_us, Kern(7, 100, -1))
+        .Kernel("k_nodims", 20, 500, without_dims_us, no_dims);
+    Timeline tl = std::move(t).Build();
+    AnalysisContext ctx(tl);
+    const DeviceMetrics& d = ctx.step_metrics().summary.at(0);
+    ASSERT_TRUE(d.sm_efficiency_coverage.has_value());
+    EXPECT_DOUBLE_EQ(*d.sm_efficiency_coverage,
+                     static_cast<double>(with_dims_us) / (with_dims_us + without_dims_us));
+    EXPECT_EQ(d.est_sm_efficiency.has_value(), shown) << with_dims_us;
+    if (shown) {
+      EXPECT_DOUBLE_EQ(*d.est_sm_efficiency, 0.3);
+    }
+  }
 }
 
 }  // namespace

@@ -51,8 +51,16 @@ bool StartsWithOneOf(std::string_view name, const auto& table) {
 bool IsHostCollectiveName(std::string_view name) {
   return name == "record_param_comms" || name.starts_with("nccl:") ||
          name.starts_with("gloo:") || name.starts_with("c10d::") ||
-         name.starts_with("rccl:");
+         name.starts_with("rccl:") || name.starts_with("hccl:");
 }
+
+// Collective kernels that are not NCCL/RCCL-named: symmetric-memory and
+// custom all-reduce kernels (PyTorch SymmetricMemory, vLLM, TensorRT-LLM,
+// sglang), which move data between devices just as NCCL does.
+constexpr std::array<std::string_view, 9> kCustomCollectiveTokens = {
+    "multimem_all_reduce", "multimem_all_gather", "multimem_reduce_scatter",
+    "cross_device_reduce", "one_shot_all_reduce", "two_shot_all_reduce",
+    "oneshot_all_reduce", "twoshot_all_reduce", "hccl"};
 
 MemorySpace ParseSpace(std::string_view s) {
   s = StripAsciiWhitespace(s);
@@ -67,8 +75,19 @@ MemorySpace ParseSpace(std::string_view s) {
 }  // namespace
 
 bool IsCollectiveKernelName(std::string_view name) {
-  return ContainsIgnoreCase(name.substr(0, 64), "nccl") ||
-         StartsWithIgnoreCase(name, "rccl");
+  if (ContainsIgnoreCase(name.substr(0, 64), "nccl") || StartsWithIgnoreCase(name, "rccl")) {
+    return true;
+  }
+  // Demangled custom kernels put the namespace first ("void
+  // c10d::symmetric_memory::multimem_all_reduce_kernel<...>"); 160 bytes
+  // reach past it without scanning long template argument lists.
+  std::string_view head = name.substr(0, 160);
+  for (std::string_view t : kCustomCollectiveTokens) {
+    if (ContainsIgnoreCase(head, t)) return true;
+  }
+  return ContainsIgnoreCase(head, "allreduce") &&
+         (ContainsIgnoreCase(head, "oneshot") || ContainsIgnoreCase(head, "twoshot") ||
+          ContainsIgnoreCase(head, "one_shot") || ContainsIgnoreCase(head, "two_shot"));
 }
 
 uint16_t ClassifyFlags(EventKind kind, std::string_view name) {

@@ -21,6 +21,26 @@ TEST(Classify, CollectivesBothNcclGenerationsAndRccl) {
   EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, "volta_sgemm_128x64_nn") & kFlagCollective);
 }
 
+// Symmetric-memory and custom all-reduce kernels (PyTorch SymmetricMemory,
+// vLLM, TensorRT-LLM) and MTIA's hccl:* ops are communication too.
+TEST(Classify, CollectivesNotNcclNamed) {
+  for (std::string_view name :
+       {"void c10d::symmetric_memory::multimem_all_reduce_kernel<c10::BFloat16, 16>(x)",
+        "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(x)",
+        "void vllm::cross_device_reduce_2stage<half, 8>(x)",
+        "void c10d::symmetric_memory::one_shot_all_reduce_kernel<float>(x)",
+        "void c10d::symmetric_memory::two_shot_all_reduce_kernel<float>(x)",
+        "void tensorrt_llm::kernels::oneShotAllReduceKernel<half>(x)",
+        "twoShotAllReduceKernel", "multimem_all_gather_kernel"}) {
+    EXPECT_TRUE(ClassifyFlags(EventKind::kKernel, name) & kFlagCollective) << name;
+  }
+  EXPECT_TRUE(ClassifyFlags(EventKind::kUserAnnotation, "hccl:all_reduce") & kFlagCollective);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp, "hccl:all_to_all") & kFlagCollective);
+  // Reductions that only share a word stay compute.
+  EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, "reduce_kernel<512, 1>") & kFlagCollective);
+  EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, "cross_entropy_loss_kernel") & kFlagCollective);
+}
+
 TEST(Classify, DataLoaderSyncLaunch) {
   EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp,
                             "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__") &

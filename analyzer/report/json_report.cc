@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analyzer/model/accelerator.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/version.h"
 #include "analyzer/report/diff_report.h"
@@ -46,6 +47,7 @@ void WriteDeviceMetrics(JsonWriter& w, const DeviceMetrics& m, TimeNs step_ns,
   w.Key("kernel_ns").Int(per_step(m.kernel_ns));
   w.Key("tensor_core_kernel_ns").Int(per_step(m.tensor_core_kernel_ns));
   w.Key("est_sm_efficiency").OptionalDouble(m.est_sm_efficiency);
+  w.Key("sm_efficiency_coverage").OptionalDouble(m.sm_efficiency_coverage);
   w.Key("est_achieved_occupancy").OptionalDouble(m.est_achieved_occupancy);
   w.Key("tensor_core_kernel_share").OptionalDouble(m.tensor_core_kernel_share);
   w.EndObject();
@@ -89,6 +91,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   w.Key("backend").String(md.backend);
   w.Key("host_name").String(md.host_name);
   w.Key("truncated").Bool(md.truncated);
+  w.Key("accelerator").String(AcceleratorName(md));
   w.Key("devices");
   WriteDevices(w, md);
 

@@ -141,7 +141,9 @@ TEST_F(ReportTest, JsonCarriesMetricsAsNsAndShares) {
   EXPECT_EQ(int64_t(summary["breakdown_ns"]["cpu_exec"]), 23 * kNsPerUs);
   EXPECT_EQ(rank["per_step"].get_array().size(), 2u);
   EXPECT_EQ(int64_t(rank["per_step"].at(1)["step"]), 2);
-  EXPECT_EQ(int64_t(rank["hta_temporal_breakdown"].at(0)["idle_ns"]), 400 * kNsPerUs);
+  // HTA keeps only step 1's work (launched before the last step starts).
+  EXPECT_EQ(int64_t(rank["hta_temporal_breakdown"].at(0)["idle_ns"]), 0);
+  EXPECT_EQ(int64_t(rank["hta_temporal_breakdown"].at(0)["compute_ns"]), 600 * kNsPerUs);
   EXPECT_EQ(std::string_view(rank["top_kernels"].at(0)["tensor_cores"]), "yes");
   EXPECT_EQ(std::string_view(rank["top_ops"].at(0)["name"]), "aten::mm");
   EXPECT_DOUBLE_EQ(double(doc["throughput"]["samples_per_s"]), 32000.0);

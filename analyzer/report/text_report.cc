@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "analyzer/model/accelerator.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/report/report.h"
@@ -37,8 +38,13 @@ void Section(std::string& out, std::string_view title) {
   out += fmt::format("\n== {} ==\n", title);
 }
 
-std::string DeviceLine(const DeviceInfo& d) {
-  std::string line = fmt::format("GPU {} {}", d.id, d.name.empty() ? "(unnamed)" : T(d.name));
+// "GPU 0", "TPU 2", "MTIA 17"; "host" for -1.
+std::string AccelLabel(int device, std::string_view accelerator) {
+  return device < 0 ? std::string("host") : fmt::format("{} {}", accelerator, device);
+}
+
+std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
+  std::string line = fmt::format("{} {} {}", accelerator, d.id, d.name.empty() ? "(unnamed)" : T(d.name));
   if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
   if (d.sm_count > 0) line += fmt::format(", {} SMs", d.sm_count);
   if (d.total_memory_bytes > 0) {
@@ -82,7 +88,7 @@ void Header(std::string& out, const ReportInput& in) {
       out += fmt::format("Devices:    {}no device properties in the trace\n", prefix);
     }
     for (const DeviceInfo& d : tl.metadata().devices) {
-      out += fmt::format("Devices:    {}{}\n", prefix, DeviceLine(d));
+      out += fmt::format("Devices:    {}{}\n", prefix, DeviceLine(d, AcceleratorName(tl.metadata())));
     }
     if (i < in.contexts.size()) {
       const StepSet& steps = in.contexts[i]->steps();
@@ -99,13 +105,15 @@ void Header(std::string& out, const ReportInput& in) {
 }
 
 // One column per device; rows are the metrics (means over the steps).
-void MetricsTable(std::string& out, const StepMetrics& m) {
+void MetricsTable(std::string& out, const StepMetrics& m, std::string_view accelerator) {
   if (m.summary.empty() || m.step_count == 0) {
     out += "no analysed steps\n";
     return;
   }
   out += fmt::format("{:<28}", "");
-  for (const DeviceMetrics& d : m.summary) out += fmt::format("{:>18}", DeviceLabel(d.device));
+  for (const DeviceMetrics& d : m.summary) {
+    out += fmt::format("{:>18}", AccelLabel(d.device, accelerator));
+  }
   out += "\n";
   auto row = [&](std::string_view label, auto value_of) {
     out += fmt::format("{:<28}", label);
@@ -116,6 +124,15 @@ void MetricsTable(std::string& out, const StepMetrics& m) {
   row("GPU utilization", [](const DeviceMetrics& d) { return Pct(d.gpu_utilization); });
   row("Busy incl. copies", [](const DeviceMetrics& d) { return Pct(d.busy_including_copies); });
   row("Est. SM efficiency", [](const DeviceMetrics& d) { return OptPct(d.est_sm_efficiency); });
+  // Say how much kernel time the estimate rests on when it is not all of it.
+  bool partial_dims = false;
+  for (const DeviceMetrics& d : m.summary) {
+    partial_dims = partial_dims || d.sm_efficiency_coverage.value_or(1) < 0.9995;
+  }
+  if (partial_dims) {
+    row("  kernel time with dims",
+        [](const DeviceMetrics& d) { return OptPct(d.sm_efficiency_coverage); });
+  }
   row("Est. achieved occupancy",
       [](const DeviceMetrics& d) { return OptPct(d.est_achieved_occupancy); });
   row("Tensor Core kernel share",
@@ -133,14 +150,14 @@ void MetricsTable(std::string& out, const StepMetrics& m) {
   }
 }
 
-void PerStepTable(std::string& out, const StepMetrics& m) {
+void PerStepTable(std::string& out, const StepMetrics& m, std::string_view accelerator) {
   if (m.steps.size() < 2) return;
   out += fmt::format("Per step:\n  {:<8}{:<8}{:>12}{:>10}{:>14}{:>12}\n", "step", "device", "time",
                      "GPU util", "busy+copies", "SM eff.");
   for (const StepRow& row : m.steps) {
     for (const DeviceMetrics& d : row.devices) {
       out += fmt::format("  {:<8}{:<8}{:>12}{:>10}{:>14}{:>12}\n", fmt::format("#{}", row.number),
-                         DeviceLabel(d.device), Dur(d.step_ns), Pct(d.gpu_utilization),
+                         AccelLabel(d.device, accelerator), Dur(d.step_ns), Pct(d.gpu_utilization),
                          Pct(d.busy_including_copies), OptPct(d.est_sm_efficiency));
     }
   }
@@ -173,14 +190,21 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n) {
   }
 }
 
-void HtaLines(std::string& out, const StepMetrics& m) {
+void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerator) {
   if (m.hta.empty()) return;
   out += "HTA temporal breakdown (first to last GPU activity):\n";
+  int64_t excluded = 0;
+  for (const HtaBreakdown& h : m.hta) excluded += h.excluded_activities;
+  if (excluded > 0) {
+    out += fmt::format("  (as HTA does: only GPU work launched before the last ProfilerStep "
+                       "starts; {} activities left out)\n",
+                       excluded);
+  }
   for (const HtaBreakdown& h : m.hta) {
     TimeNs span = h.span_ns();
     auto share = [&](TimeNs v) { return span > 0 ? static_cast<double>(v) / span : 0.0; };
     out += fmt::format("  {}: span {}: idle {} ({}), compute {} ({}), non-compute {} ({})\n",
-                       DeviceLabel(h.device), Dur(span), Dur(h.idle_ns), Pct(share(h.idle_ns)),
+                       AccelLabel(h.device, accelerator), Dur(span), Dur(h.idle_ns), Pct(share(h.idle_ns)),
                        Dur(h.compute_ns), Pct(share(h.compute_ns)), Dur(h.non_compute_ns),
                        Pct(share(h.non_compute_ns)));
   }
@@ -274,9 +298,10 @@ std::string RenderTextReport(const ReportInput& in) {
     std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
     Section(out, fmt::format("Step metrics ({}mean over {} step{})", who, m.step_count,
                              m.step_count == 1 ? "" : "s"));
-    MetricsTable(out, m);
-    PerStepTable(out, m);
-    HtaLines(out, m);
+    std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+    MetricsTable(out, m, accelerator);
+    PerStepTable(out, m, accelerator);
+    HtaLines(out, m, accelerator);
     TopTables(out, m, in.options.top_n);
   }
   if (std::optional<Throughput> t = ComputeThroughput(in)) {

@@ -11,7 +11,7 @@ namespace {
 // Arg names the analyses read, with every spelling seen across Kineto
 // versions. Anything else in "args" is dropped at parse time to keep the
 // memory per event small.
-constexpr std::array<std::pair<std::string_view, ArgKey>, 44> kArgKeys = {{
+constexpr std::array<std::pair<std::string_view, ArgKey>, 46> kArgKeys = {{
     {"grid", ArgKey::kGrid},
     {"block", ArgKey::kBlock},
     {"registers per thread", ArgKey::kRegistersPerThread},
@@ -20,6 +20,9 @@ constexpr std::array<std::pair<std::string_view, ArgKey>, 44> kArgKeys = {{
     {"warps per SM", ArgKey::kWarpsPerSm},
     {"est. achieved occupancy %", ArgKey::kOccupancyPct},
     {"bytes", ArgKey::kBytes},
+    // MTIA dma_request events: "size" in bytes, "direction" HOST_TO_DEVICE ...
+    {"size", ArgKey::kBytes},
+    {"direction", ArgKey::kCopyDirection},
     {"correlation", ArgKey::kCorrelation},
     {"External id", ArgKey::kExternalId},
     {"external id", ArgKey::kExternalId},

@@ -33,6 +33,9 @@ CategoryInfo ClassifyCategory(std::string_view cat, bool has_cat) {
       {"cuda_runtime", {EventKind::kRuntime, false, kFeatCurrentCategories}},
       {"runtime", {EventKind::kRuntime, false, kFeatLegacyCategories}},
       {"mtia_runtime", {EventKind::kRuntime, false, kFeatMtia}},
+      // MTIA command-processor events on the device's streams; the kind is
+      // refined by name (MtiaDeviceKind).
+      {"mtia_ccp_events", {EventKind::kKernel, true, kFeatMtia}},
       {"xpu_runtime", {EventKind::kRuntime, false, 0}},
       {"privateuse1_runtime", {EventKind::kRuntime, false, 0}},
       {"cuda_driver", {EventKind::kDriver, false, kFeatCudaDriver}},
@@ -52,6 +55,23 @@ CategoryInfo ClassifyCategory(std::string_view cat, bool has_cat) {
     if (EqualsIgnoreCase(cat, e.name)) return e.info;
   }
   return {};
+}
+
+// MTIA device events: DMA transfers are copies, event record/wait are
+// stream synchronization (not work), everything else (pe_exe, remote,
+// merge: compiled graph executions) is compute on the device.
+EventKind MtiaDeviceKind(std::string_view name) {
+  if (name.starts_with("dma_")) return EventKind::kMemcpy;
+  if (name == "event_wait") return EventKind::kCudaSync;
+  if (name == "event_record") return EventKind::kCudaEvent;
+  return EventKind::kKernel;
+}
+
+CopyDirection MtiaCopyDirection(std::string_view direction) {
+  if (direction == "HOST_TO_DEVICE") return CopyDirection::kHtoD;
+  if (direction == "DEVICE_TO_HOST") return CopyDirection::kDtoH;
+  if (direction == "DEVICE_TO_DEVICE") return CopyDirection::kDtoD;
+  return CopyDirection::kUnknown;
 }
 
 bool ParseInt64(std::string_view s, int64_t* out) {
@@ -324,7 +344,9 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       } else {
         Diag("missing_duration", Severity::kInfo, "complete events without \"dur\", set to 0");
       }
-      EmitSlice(ev, cat.kind, cat.device, ts_ns, dur_ns);
+      EventKind kind = cat.kind;
+      if (cat.device && cat.feature == kFeatMtia) kind = MtiaDeviceKind(ev.name);
+      EmitSlice(ev, kind, cat.device, ts_ns, dur_ns);
       features_ |= cat.feature;
       return;
     }
@@ -406,6 +428,11 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
       details->direction = copy.direction;
       details->src = copy.src;
       details->dst = copy.dst;
+      if (copy.direction == CopyDirection::kUnknown) {
+        for (const RawArg& a : ev.args) {
+          if (a.id == ArgKey::kCopyDirection) details->direction = MtiaCopyDirection(a.value.text);
+        }
+      }
     }
   }
   for (const RawArg& a : ev.args) {

@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -154,6 +155,25 @@ void PairBeginEnd(std::vector<BeginEndEvent>& events, TimelineBuilder& b) {
   }
 }
 
+// ROCm and MTIA traces list one deviceProperties entry with id 0 while
+// their events name the device by its system index (2, 9, 17 ...). One
+// entry and one device in the events are the same device: give the entry
+// the events' id, so the device's properties are found.
+void MatchLoneDevice(const absl::flat_hash_set<TrackKey>& tracks, RunMetadata& m,
+                     ImportDiagnostics& diagnostics) {
+  if (m.devices.size() != 1) return;
+  std::set<int64_t> ids;
+  for (const auto& [kind, pid, tid] : tracks) {
+    if (kind == TrackKind::kDeviceStream) ids.insert(pid);
+  }
+  if (ids.size() != 1 || *ids.begin() == m.devices[0].id) return;
+  diagnostics.Add("device_properties_id_matched", Severity::kInfo,
+                  fmt::format("the one deviceProperties entry (id {}) describes the device "
+                              "the events call {}",
+                              m.devices[0].id, *ids.begin()));
+  m.devices[0].id = static_cast<int>(*ids.begin());
+}
+
 void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,
                   bool bare_array, TimeNs base_time_ns, RunMetadata& m) {
   m.source_path = path;
@@ -175,7 +195,9 @@ void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t feature
     m.devices.push_back(std::move(info));
   }
   for (DeviceInfo& info : m.devices) {
-    if (amd) {
+    if ((features & kFeatMtia) != 0) {
+      info.vendor = "Meta";
+    } else if (amd) {
       info.vendor = "AMD";
     } else if (info.compute_major >= 0) {
       info.vendor = "NVIDIA";
@@ -329,6 +351,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
 
   RunMetadata& m = merged.metadata();
   FillMetadata(path, meta, facts.features, splitter.bare_array(), base_time_ns, m);
+  MatchLoneDevice(facts.tracks, m, merged.diagnostics());
   m.events_read = events;
   if (splitter.skipped_elements() > 0) {
     merged.diagnostics().Add("non_object_event", Severity::kWarning,

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/model/accelerator.h"
 #include "analyzer/model/timeline_invariants.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -324,6 +325,66 @@ TEST(KinetoParser, RocmTraceIsAmd) {
   SliceId k = FindSlice(*tl, "Cijk_gemm");
   EXPECT_EQ(tl->slices().launch[k], FindSlice(*tl, "hipLaunchKernel"));
   EXPECT_TRUE(tl->HasFlag(FindSlice(*tl, "hipLaunchKernel"), kFlagLaunch));
+  // The lone deviceProperties entry (id 0) is the device the events call 2.
+  EXPECT_EQ(tl->metadata().devices[0].id, 2);
+  EXPECT_NE(tl->metadata().FindDevice(2), nullptr);
+  EXPECT_EQ(tl->diagnostics().Count("device_properties_id_matched"), 1);
+}
+
+// Several entries, or events on several devices: ids are left as they are.
+TEST(KinetoParser, DevicePropertiesIdsKeptWhenAmbiguous) {
+  TempDir dir;
+  absl::StatusOr<Timeline> tl = ParseText(dir, R"({"schemaVersion": 1,
+    "deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X"}],
+    "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 2, "tid": 1, "ts": 4, "dur": 2},
+    {"ph": "X", "cat": "kernel", "name": "k3", "pid": 3, "tid": 1, "ts": 4, "dur": 2}]})");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->metadata().devices[0].id, 0);
+  EXPECT_EQ(tl->diagnostics().Count("device_properties_id_matched"), 0);
+}
+
+// MTIA (Meta's accelerator): command-processor events on the device's
+// streams are device work: DMA requests are copies, event record/wait are
+// stream sync, graph executions are kernels; the device is "MTIA".
+TEST(KinetoParser, MtiaDeviceEvents) {
+  TempDir dir;
+  absl::StatusOr<Timeline> tl = ParseText(dir, R"({"schemaVersion": 1,
+    "deviceProperties": [{"id": 0, "name": "ARTEMIS", "runtimeMajorVersion": 1}],
+    "traceEvents": [
+    {"ph": "X", "cat": "mtia_runtime", "name": "runFunction - job_prep_and_submit_for_execution",
+     "pid": 865, "tid": 1828, "ts": 1, "dur": 2,
+     "args": {"correlation": 7, "device": 17, "stream_id": 101}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "remote", "pid": 17, "tid": 3536, "ts": 5,
+     "dur": 10, "args": {"correlation": 7, "stream": 101}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 17, "tid": 3672,
+     "ts": 6, "dur": 3, "args": {"stream": 105, "direction": "DEVICE_TO_HOST", "size": 1024}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "event_wait", "pid": 17, "tid": 3774,
+     "ts": 7, "dur": 4, "args": {"stream": 108, "wait_on_stream": 104}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "event_record", "pid": 17, "tid": 3672,
+     "ts": 12, "dur": 0.2, "args": {"stream": 105}},
+    {"ph": "X", "cat": "user_annotation", "name": "hccl:all_reduce", "pid": 865, "tid": 1828,
+     "ts": 20, "dur": 2}]})");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_TRUE(CheckTimelineInvariants(*tl).ok()) << CheckTimelineInvariants(*tl);
+  const SliceColumns& c = tl->slices();
+  EXPECT_EQ(AcceleratorName(tl->metadata()), "MTIA");
+  ASSERT_EQ(tl->metadata().devices.size(), 1u);
+  EXPECT_EQ(tl->metadata().devices[0].id, 17);
+  EXPECT_EQ(tl->metadata().devices[0].vendor, "Meta");
+  SliceId remote = FindSlice(*tl, "remote");
+  EXPECT_EQ(c.kind[remote], EventKind::kKernel);
+  EXPECT_EQ(tl->tracks()[c.track[remote]].kind, TrackKind::kDeviceStream);
+  EXPECT_EQ(tl->tracks()[c.track[remote]].device, 17);
+  EXPECT_EQ(c.launch[remote], FindSlice(*tl, "runFunction - job_prep_and_submit_for_execution"));
+  SliceId dma = FindSlice(*tl, "dma_request");
+  EXPECT_EQ(c.kind[dma], EventKind::kMemcpy);
+  ASSERT_NE(tl->details(dma), nullptr);
+  EXPECT_EQ(tl->details(dma)->direction, CopyDirection::kDtoH);
+  EXPECT_EQ(tl->details(dma)->bytes, 1024);
+  EXPECT_EQ(c.kind[FindSlice(*tl, "event_wait")], EventKind::kCudaSync);
+  EXPECT_EQ(c.kind[FindSlice(*tl, "event_record")], EventKind::kCudaEvent);
+  EXPECT_TRUE(tl->HasFlag(FindSlice(*tl, "hccl:all_reduce"), kFlagCollective));
 }
 
 TEST(KinetoParser, RankFromDistributedInfoStringOrFileName) {

@@ -28,7 +28,7 @@ enum class ArgKey : uint8_t {
   kIgnore = 0,
   // Device details, not stored as args (except warps per SM).
   kGrid, kBlock, kRegistersPerThread, kSharedMemory, kBlocksPerSm, kWarpsPerSm,
-  kOccupancyPct, kBytes,
+  kOccupancyPct, kBytes, kCopyDirection,
   // Link ids, stored in the slice columns.
   kCorrelation, kExternalId,
   // Memory instants.

@@ -58,6 +58,10 @@ bool IsCopyEventName(std::string_view name) {
          (name.starts_with("Copy") && (Contains(name, "ToDevice") || Contains(name, "ToHost")));
 }
 
+bool IsXlaAsyncCopyName(std::string_view name) {
+  return name.starts_with("copy-start") || name.starts_with("copy-done");
+}
+
 // Device-memory bookkeeping CUPTI reports on streams; not device work.
 bool IsMemoryManagementName(std::string_view name) {
   return name.starts_with("MemoryAlloc") || name.starts_with("MemoryFree") ||
@@ -392,7 +396,8 @@ void XSpaceConverter::AddDevicePlane(const PlaneVisitor& plane, PlaneClass cls, 
       default: break;
     }
   });
-  if (cls == PlaneClass::kTpu && device.vendor.empty()) device.vendor = "Google";
+  // TPUs are told apart by their vendor (AcceleratorName).
+  if (cls == PlaneClass::kTpu) device.vendor = "Google";
   b_.metadata().devices.push_back(device);
 
   plane.ForEachLine([&](const LineVisitor& line) {
@@ -417,8 +422,13 @@ void XSpaceConverter::AddDevicePlane(const PlaneVisitor& plane, PlaneClass cls, 
           if (IsCollectiveHloCategory(c->StrOrRefValue())) flags |= kFlagCollective;
         }
         std::string_view name = e.display_name().empty() ? e.name() : e.display_name();
-        if (AddEvent(plane, line, e, track, EventKind::kKernel, name, flags, 0) &&
-            name != e.name()) {
+        // XLA's async copies ("copy-start.4" ... "copy-done.4") move bytes
+        // (HBM <-> host memory, offloading); copy-done lasts while the core
+        // waits for them. Copies, not compute, as on GPUs.
+        EventKind kind = IsXlaAsyncCopyName(name) ? EventKind::kMemcpy : EventKind::kKernel;
+        if (!AddEvent(plane, line, e, track, kind, name, flags, 0)) return;
+        if (kind == EventKind::kMemcpy) b_.AddDetails() = DeviceDetails{};
+        if (name != e.name()) {
           b_.AddArg(b_.Intern("long_name"), ArgValue::String(b_.Intern(e.name())));
         }
       });

@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "analyzer/model/accelerator.h"
 #include "parsers/xplane/xplane_convert.h"
 #include "tests/support/xspace_builder.h"
 
@@ -333,6 +334,24 @@ TEST(XSpaceParserTest, TpuOpsAreDeviceWorkWithShortNames) {
   EXPECT_EQ(tl.metadata().devices[0].name, "TPU v6 Lite");
   EXPECT_EQ(tl.metadata().devices[0].vendor, "Google");
   EXPECT_EQ(tl.metadata().framework, "JAX");
+}
+
+// XLA's async copies on a TPU (copy-start/copy-done pairs) move bytes; the
+// core waits in copy-done. They are copies, not compute, and the run's
+// devices are TPUs.
+TEST(XSpaceParserTest, TpuAsyncCopiesAreNotCompute) {
+  XSpaceBuilder space;
+  XPlaneBuilder tpu = space.AddPlane("/device:TPU:0");
+  tpu.Stat("device_type_string", "TPU v6 Lite");
+  XLineBuilder ops = tpu.AddLine(3, "XLA Ops", 0);
+  ops.AddEvent("copy-start.4", 1'000'000, 10);
+  ops.AddEvent("fusion.1", 1'000'100, 500'000);
+  ops.AddEvent("copy-done.4", 1'600'000, 2'000'000);
+  Timeline tl = MustParse(space);
+  EXPECT_EQ(AcceleratorName(tl.metadata()), "TPU");
+  EXPECT_EQ(tl.slices().kind[FindOne(tl, "copy-start.4")], EventKind::kMemcpy);
+  EXPECT_EQ(tl.slices().kind[FindOne(tl, "copy-done.4")], EventKind::kMemcpy);
+  EXPECT_EQ(tl.slices().kind[FindOne(tl, "fusion.1")], EventKind::kKernel);
 }
 
 TEST(XSpaceParserTest, RocmBlitKernelBecomesTheHostCallsCopy) {

@@ -168,7 +168,9 @@ def kernels_after_step_end():
         "tensor_core_kernel_share": 0.0,
         # Step 1: kernel 160, launch [50, 51), rest 89; step 2: kernel 150.
         "breakdown_us": breakdown(kernel=310, runtime=1, other=89),
-        "hta_us": {"span": 310, "idle": 0, "compute": 310, "non_compute": 0},
+        # HTA keeps only GPU work launched before the last ProfilerStep
+        # starts (150): step 1's kernel, [90, 250).
+        "hta_us": {"span": 160, "idle": 0, "compute": 160, "non_compute": 0},
     }
     return t, expected
 
@@ -209,8 +211,9 @@ def trailing_incomplete():
         "est_sm_efficiency": None, "est_achieved_occupancy": None,
         "tensor_core_kernel_share": 0.0,
         "breakdown_us": breakdown(kernel=25, runtime=5, other=70),
-        # HTA looks at the whole trace, dropped step included: [20, 145).
-        "hta_us": {"span": 125, "idle": 85, "compute": 40, "non_compute": 0},
+        # HTA keeps the GPU work launched before the last ProfilerStep starts
+        # (100), whatever steps tracelint drops: step 1's kernels, [20, 65).
+        "hta_us": {"span": 45, "idle": 20, "compute": 25, "non_compute": 0},
     }
     return t, expected
 

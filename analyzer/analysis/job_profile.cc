@@ -1,0 +1,154 @@
+#include "analyzer/analysis/job_profile.h"
+
+#include "analyzer/base/strings.h"
+
+namespace tracelint {
+namespace {
+
+// Op names that only a backward pass or an optimizer produces, besides the
+// kFlagBackward/kFlagOptimizer ones classify.cc sets.
+bool IsBackwardName(std::string_view name) {
+  return Contains(name, "Backward") || Contains(name, "_backward") ||
+         name.starts_with("autograd::");
+}
+bool IsOptimizerName(std::string_view name) {
+  return name.starts_with("Optimizer.") || name.starts_with("aten::_fused_adam") ||
+         Contains(name, "zero_grad");
+}
+
+// NCCL runs all_to_all as SendRecv kernels and some kernels name no
+// collective; the host op that launched them does ("nccl:all_to_all",
+// record_param_comms with "Collective name").
+CollectiveKind KindFromLaunchingOp(const Timeline& tl, SliceId kernel) {
+  const SliceColumns& c = tl.slices();
+  SliceId s = c.launch[kernel];
+  for (int depth = 0; s != kNoIndex && depth < 16; ++depth, s = c.parent[s]) {
+    if (!tl.HasFlag(s, kFlagCollective)) continue;
+    if (const Arg* a = tl.FindArg(s, "Collective name");
+        a != nullptr && a->value.type == ArgValue::Type::kString) {
+      CollectiveKind k = CollectiveKindOf(tl.str(a->value.s));
+      if (k != CollectiveKind::kOther) return k;
+    }
+    CollectiveKind k = CollectiveKindOf(tl.str(c.name[s]));
+    if (k != CollectiveKind::kOther) return k;
+  }
+  return CollectiveKind::kOther;
+}
+
+}  // namespace
+
+CollectiveKind CollectiveKindOf(std::string_view name) {
+  // Spellings: NCCL kernels "AllReduce", host ops "all_reduce",
+  // "_allgather_base", custom kernels "allreduce".
+  auto has = [&](std::string_view a, std::string_view b) {
+    return ContainsIgnoreCase(name, a) || ContainsIgnoreCase(name, b);
+  };
+  if (has("all_to_all", "alltoall")) return CollectiveKind::kAllToAll;
+  if (has("reduce_scatter", "reducescatter")) return CollectiveKind::kReduceScatter;
+  if (has("all_gather", "allgather")) return CollectiveKind::kAllGather;
+  if (has("all_reduce", "allreduce") || ContainsIgnoreCase(name, "cross_device_reduce")) {
+    return CollectiveKind::kAllReduce;
+  }
+  if (ContainsIgnoreCase(name, "broadcast")) return CollectiveKind::kBroadcast;
+  if (has("sendrecv", "send_recv") || ContainsIgnoreCase(name, "_send") ||
+      ContainsIgnoreCase(name, "_recv")) {
+    return CollectiveKind::kSendRecv;
+  }
+  return CollectiveKind::kOther;
+}
+
+int64_t JobProfile::collective_total() const {
+  int64_t n = 0;
+  for (int64_t c : collective_count) n += c;
+  return n;
+}
+
+JobProfile ComputeJobProfile(const Timeline& tl) {
+  JobProfile p;
+  const std::string& fw = tl.metadata().framework;
+  if (fw == "TensorFlow") {
+    p.framework = JobFramework::kTensorFlow;
+  } else if (fw == "JAX") {
+    p.framework = JobFramework::kJax;
+  } else if (fw == "PyTorch" || fw.empty()) {
+    p.framework = JobFramework::kPyTorch;
+  } else {
+    p.framework = JobFramework::kOther;
+  }
+  const SliceColumns& c = tl.slices();
+  int64_t framework_ops = 0;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    EventKind k = c.kind[s];
+    std::string_view name = tl.str(c.name[s]);
+    if (k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) {
+      ++framework_ops;
+      if (tl.HasFlag(s, kFlagBackward) || IsBackwardName(name)) ++p.backward_ops;
+      if (tl.HasFlag(s, kFlagOptimizer) || IsOptimizerName(name)) ++p.optimizer_ops;
+    } else if (k == EventKind::kKernel && tl.HasFlag(s, kFlagCollective)) {
+      CollectiveKind kind = CollectiveKindOf(name);
+      if (kind == CollectiveKind::kSendRecv || kind == CollectiveKind::kOther) {
+        CollectiveKind from_op = KindFromLaunchingOp(tl, s);
+        if (from_op != CollectiveKind::kOther) kind = from_op;
+      }
+      int i = static_cast<int>(kind);
+      ++p.collective_count[i];
+      p.collective_ns[i] += c.dur_ns[s];
+    }
+  }
+  // TF and JAX traces name gradients in their op/HLO names.
+  if (p.framework != JobFramework::kPyTorch) {
+    for (SliceId s = 0; s < c.size() && p.backward_ops == 0; ++s) {
+      std::string_view name = tl.str(c.name[s]);
+      if (Contains(name, "gradients/") || Contains(name, "transpose(jvp(")) ++p.backward_ops;
+    }
+  }
+  if (p.backward_ops > 0 || p.optimizer_ops > 0) {
+    p.kind = JobKind::kTraining;
+  } else if (framework_ops > 0 && p.framework == JobFramework::kPyTorch) {
+    // PyTorch records every op; none of a backward pass or an optimizer
+    // over a whole trace means the model only ran forward.
+    p.kind = JobKind::kInference;
+  }
+  TimeNs best_ns = 0;
+  for (int i = 0; i < kCollectiveKindCount; ++i) {
+    if (p.collective_ns[i] > best_ns) {
+      best_ns = p.collective_ns[i];
+      p.dominant_collective = static_cast<CollectiveKind>(i);
+    }
+  }
+  return p;
+}
+
+std::string_view CollectiveKindName(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kSendRecv: return "send_recv";
+    case CollectiveKind::kOther: return "other";
+  }
+  return "other";
+}
+
+std::string_view JobKindName(JobKind k) {
+  switch (k) {
+    case JobKind::kTraining: return "training";
+    case JobKind::kInference: return "inference";
+    case JobKind::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string_view JobFrameworkName(JobFramework f) {
+  switch (f) {
+    case JobFramework::kPyTorch: return "PyTorch";
+    case JobFramework::kTensorFlow: return "TensorFlow";
+    case JobFramework::kJax: return "JAX";
+    case JobFramework::kOther: return "other";
+  }
+  return "other";
+}
+
+}  // namespace tracelint

@@ -1,0 +1,72 @@
+#include "analyzer/analysis/job_profile.h"
+
+#include "analyzer/testing/scenario.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+using testing::DeviceSpec;
+using testing::Scenario;
+
+constexpr char kGemm[] = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn";
+
+JobProfile ProfileOf(const Scenario& s) {
+  absl::StatusOr<Timeline> tl = s.BuildTimeline();
+  EXPECT_TRUE(tl.ok()) << tl.status();
+  return tl.ok() ? ComputeJobProfile(*tl) : JobProfile{};
+}
+
+Scenario Forward() {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(0).BeginOp("aten::linear").Kernel(kGemm, kNsPerMs).End().Sync().EndStep();
+  return s;
+}
+
+TEST(JobProfile, ForwardOnlyIsInference) {
+  JobProfile p = ProfileOf(Forward());
+  EXPECT_EQ(p.kind, JobKind::kInference);
+  EXPECT_EQ(p.framework, JobFramework::kPyTorch);
+  EXPECT_EQ(p.collective_total(), 0);
+}
+
+TEST(JobProfile, BackwardOrOptimizerIsTraining) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(0).BeginOp("aten::linear").Kernel(kGemm, kNsPerMs).End();
+  s.BeginBackward("AddmmBackward0").Kernel(kGemm, kNsPerMs).End().Sync().EndStep();
+  EXPECT_EQ(ProfileOf(s).kind, JobKind::kTraining);
+
+  Scenario opt;
+  opt.Device(DeviceSpec::A100());
+  opt.BeginStep(0).BeginAnnotation("Optimizer.step#AdamW.step").Kernel(kGemm, kNsPerMs).End();
+  opt.Sync().EndStep();
+  EXPECT_EQ(ProfileOf(opt).kind, JobKind::kTraining);
+}
+
+TEST(JobProfile, CollectiveKindsFromKernelsAndTheirOps) {
+  EXPECT_EQ(CollectiveKindOf("ncclDevKernel_AllGather_RING_LL(x)"), CollectiveKind::kAllGather);
+  EXPECT_EQ(CollectiveKindOf("ncclKernel_ReduceScatter_RING_LL_Sum_bf16(x)"),
+            CollectiveKind::kReduceScatter);
+  EXPECT_EQ(CollectiveKindOf("nccl:_reduce_scatter_base"), CollectiveKind::kReduceScatter);
+  EXPECT_EQ(CollectiveKindOf("nccl:all_to_all"), CollectiveKind::kAllToAll);
+  EXPECT_EQ(CollectiveKindOf("void vllm::cross_device_reduce_1stage<half, 8>(x)"),
+            CollectiveKind::kAllReduce);
+  EXPECT_EQ(CollectiveKindOf("ncclDevKernel_SendRecv(x)"), CollectiveKind::kSendRecv);
+
+  // all_to_all runs as SendRecv kernels: the launching op names it.
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  testing::KernelOptions comm;
+  comm.stream = {0, testing::kCommStream};
+  s.BeginStep(0).BeginOp("nccl:all_to_all").Kernel("ncclDevKernel_SendRecv(x)", 3 * kNsPerMs, comm);
+  s.End().AllReduce(1 << 20, kNsPerMs).Sync({0, testing::kCommStream}).EndStep();
+  JobProfile p = ProfileOf(s);
+  EXPECT_EQ(p.collective_count[static_cast<int>(CollectiveKind::kAllToAll)], 1);
+  EXPECT_EQ(p.collective_count[static_cast<int>(CollectiveKind::kAllReduce)], 1);
+  EXPECT_EQ(p.dominant_collective, CollectiveKind::kAllToAll);
+}
+
+}  // namespace
+}  // namespace tracelint
