@@ -12,7 +12,7 @@ packages=(
 )
 # Test-only (contract.md, "Dependencies: build vs test").
 test_packages=(
-  libgtest-dev libgmock-dev python3 python3-jsonschema
+  libgtest-dev libgmock-dev python3 python3-jsonschema chromium
 )
 for arg in "$@"; do
   case "$arg" in

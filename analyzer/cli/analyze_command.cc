@@ -1,6 +1,7 @@
 #include "analyzer/cli/analyze_command.h"
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <system_error>
@@ -14,8 +15,10 @@
 #include "analyzer/cli/run_selection.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
+#include "analyzer/report/annotate_writer.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/diff_report.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
 #include "fmt/format.h"
@@ -58,6 +61,7 @@ std::string Render(const std::string& format, const ReportInput& input) {
   if (format == "json") return RenderJsonReport(input);
   if (format == "markdown") return RenderMarkdownReport(input);
   if (format == "sarif") return RenderSarifReport(input);
+  if (format == "html") return RenderHtmlReport(input);
   return RenderTextReport(input);
 }
 
@@ -91,8 +95,8 @@ void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
 
 int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   if (args.format != "text" && args.format != "json" && args.format != "markdown" &&
-      args.format != "sarif") {
-    err << "tracelint: --format must be text, json, markdown or sarif, not '" << args.format
+      args.format != "sarif" && args.format != "html") {
+    err << "tracelint: --format must be text, json, markdown, sarif or html, not '" << args.format
         << "'\n";
     return kExitUsage;
   }
@@ -115,9 +119,11 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
       return kExitUsage;
     }
     if (path == "-") continue;
-    if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
-      err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
-      return kExitUsage;
+    for (const std::string* output : {&args.output, &args.annotate}) {
+      if (absl::Status s = CheckOutputOutsideTraces(*output, path); !s.ok()) {
+        err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+        return kExitUsage;
+      }
     }
   }
   std::optional<StdinTrace> stdin_trace;
@@ -146,6 +152,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   pipeline.load.cores = args.threads;
   if (args.split_bytes > 0) pipeline.load.parse.split_bytes = static_cast<size_t>(args.split_bytes);
   pipeline.parse_only = args.list;
+  pipeline.keep_events = args.format == "html" || !args.annotate.empty();
   absl::StatusOr<Discovery> discovery = paths.size() > 1
                                             ? DiscoverFiles(paths)
                                             : DiscoverTraces(paths[0], pipeline.discovery);
@@ -210,6 +217,16 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     input.baseline_diff = &*baseline_diff;
   }
 
+  if (!args.annotate.empty()) {
+    std::ofstream file(args.annotate, std::ios::binary | std::ios::trunc);
+    absl::Status s = file ? WriteAnnotatedTrace(input, file)
+                          : absl::UnavailableError(fmt::format("cannot write {}", args.annotate));
+    if (s.ok() && !file.flush()) s = absl::UnavailableError(fmt::format("cannot write {}", args.annotate));
+    if (!s.ok()) {
+      err << "tracelint: --annotate: " << s.message() << "\n";
+      exit_code = CombineExitCodes(exit_code, kExitWriteFailed);
+    }
+  }
   // JSON carries it as "baseline_diff"; formats with a fixed structure
   // (SARIF, HTML) do not take it.
   std::string report = Render(args.format, input);

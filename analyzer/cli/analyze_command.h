@@ -16,8 +16,9 @@ struct AnalyzeArgs {
   std::vector<std::string> more_paths;
   bool list = false;  // print the runs found (files, start times) instead
   std::istream* in = nullptr;  // what "-" reads; nullptr: std::cin
-  std::string format = "text";  // text | json | markdown | sarif
+  std::string format = "text";  // text | json | markdown | sarif | html
   std::string output;           // empty or "-": stdout
+  std::string annotate;         // --annotate: the annotated trace JSON; empty: none
   int top_n = 10;
   int64_t batch_size = 0;
   double price_per_hour = 0;

@@ -234,5 +234,51 @@ TEST(AnalyzeCommand, MultiRankReportIsIdenticalWhateverTheThreads) {
   }
 }
 
+TEST(AnalyzeCommand, HtmlFormatAndAnnotatedTrace) {
+  fs::path dir = FreshDir("html_annotate");
+  fs::path trace_dir = dir / "traces";
+  fs::create_directories(trace_dir);
+  std::string rules = SourceDir() + "/testdata/rules/";
+  fs::copy_file(rules + "dataloader_starvation.json", trace_dir / "rank0.json");
+  fs::copy_file(SourceDir() + "/testdata/rules2/comm_allreduce_after_backward.json",
+                trace_dir / "rank1.json");
+  AnalyzeArgs args;
+  args.path = trace_dir.string();
+  args.format = "html";
+  args.annotate = (dir / "annotated.json").string();
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("<!DOCTYPE html>"));
+  // Two ranks: the per-rank chart, and a timeline although a multi-rank run
+  // otherwise frees each rank's events after its analysis.
+  EXPECT_THAT(r.out, HasSubstr("id=\"ranks\""));
+  EXPECT_THAT(r.out, HasSubstr("id=\"timeline\""));
+  std::string annotated = ReadFile(args.annotate);
+  // One tracelint process per rank (both files say rank 0).
+  EXPECT_THAT(annotated, HasSubstr("\"process_name\",\"pid\":2000000000,"));
+  EXPECT_THAT(annotated, HasSubstr("\"process_name\",\"pid\":2000000001,"));
+}
+
+TEST(AnalyzeCommand, AnnotateNeverWritesIntoTheTraceDirectory) {
+  fs::path dir = FreshDir("annotate_inside");
+  fs::copy_file(SourceDir() + "/testdata/rules/dataloader_starvation.json", dir / "rank0.json");
+  AnalyzeArgs args;
+  args.path = dir.string();
+  args.annotate = (dir / "annotated.json").string();
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_THAT(r.err, HasSubstr("refusing to write"));
+  EXPECT_FALSE(fs::exists(dir / "annotated.json"));
+}
+
+TEST(AnalyzeCommand, AnnotateWriteFailureIsExitSix) {
+  AnalyzeArgs args;
+  args.path = SourceDir() + "/testdata/example";
+  args.annotate = "/nonexistent-dir/tracelint/annotated.json";
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitWriteFailed);
+  EXPECT_THAT(r.err, HasSubstr("--annotate"));
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
       ->required();
   analyze->add_option("more-paths", a.more_paths, "more trace files: the ranks of one run");
   analyze->add_flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
-  analyze->add_option("--format", a.format, "output format: text, json, markdown or sarif")
-      ->check(CLI::IsMember({"text", "json", "markdown", "sarif"}));
+  analyze->add_option("--format", a.format, "output format: text, json, markdown, sarif or html")
+      ->check(CLI::IsMember({"text", "json", "markdown", "sarif", "html"}));
   analyze->add_option("-o,--output", a.output, "write the report to this file ('-': stdout)");
   analyze->add_option("--fail-on", a.fail_on,
                       "exit 1 when a finding at or above this severity is present")
@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
                       "SARIF: checkout that Python frames are mapped into (default: cwd)");
   analyze->add_option("--docs-url", a.docs_url,
                       "SARIF: base URL of the rule docs (helpUri = URL/rules/docs/<id>.md)");
+  analyze->add_option("--annotate", a.annotate,
+                      "also write the trace with the findings drawn on it (Chrome/Perfetto JSON)");
   analyze->add_option("--top", a.top_n, "rows in the top-kernel/op tables and findings shown")
       ->check(AtLeast(1));
   analyze->add_option("--batch-size", a.batch_size, "samples per step per rank (samples/s)");

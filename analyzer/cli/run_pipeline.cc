@@ -62,7 +62,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
   // With several ranks, each keeps only what the merge and the report read
   // once it is analysed, so memory grows with the ranks being parsed, not
   // with all of them.
-  const bool release_events = analyzed.discovery.files.size() > 1;
+  const bool release_events = analyzed.discovery.files.size() > 1 && !options.keep_events;
   LoadOptions load = options.load;
   auto analyse_rank = [&](Timeline& tl, int cores) {
     RankWork w;

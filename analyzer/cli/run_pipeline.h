@@ -23,6 +23,9 @@ struct PipelineOptions {
   LoadOptions load;
   // Parse and group the files only (`analyze --list`): no analysis, no merge.
   bool parse_only = false;
+  // Keep every rank's events after its analysis (the HTML timeline and
+  // --annotate read them); otherwise a multi-rank run frees them.
+  bool keep_events = false;
 };
 
 // One run, analysed: what `analyze` reports and `batch` summarizes.

@@ -1,0 +1,315 @@
+#include "analyzer/report/html_report.h"
+
+#include <algorithm>
+#include <string>
+
+#include "analyzer/analysis/steps.h"
+#include "analyzer/base/escape.h"
+#include "analyzer/report/html_charts.h"
+#include "analyzer/report/html_style.h"
+#include "analyzer/report/html_timeline.h"
+#include "analyzer/report/report_data.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+using html::CategoryLabel;
+
+std::string E(std::string_view s) { return EscapeHtml(s); }
+std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
+std::string Pct(double share) { return fmt::format("{:.1f}%", 100 * share); }
+std::string OptPct(const std::optional<double>& share) {
+  return share.has_value() ? Pct(*share) : std::string("n/a");
+}
+
+// The one line that says what bounds the run. Until the shared verdict
+// (contract.md, "The verdict line") is computed for every reporter, this is
+// the top finding; swapping in the shared computation changes only this call.
+std::string VerdictHtml(const ReportInput& in) {
+  if (in.findings.empty()) {
+    return in.not_judged.empty() ? "No findings: nothing in the analysed steps wastes GPU time "
+                                   "beyond the rules' thresholds."
+                                 : "No findings; some rules could not judge this trace (below).";
+  }
+  const Finding& f = in.findings.front();
+  if (f.one_time_ns > 0 && f.recoverable_ns_per_step == 0) {
+    return fmt::format("Top finding: <b>{}</b> ({}, one-time cost {})", E(f.title), E(f.rule_id),
+                       Dur(f.one_time_ns));
+  }
+  return fmt::format("Top finding: <b>{}</b> ({}: up to {}/step, {} of step time)", E(f.title),
+                     E(f.rule_id), Dur(f.recoverable_ns_per_step), Pct(f.recoverable_share));
+}
+
+void Header(std::string& out, const ReportInput& in) {
+  out += "<table class=\"meta\">";
+  auto row = [&](std::string_view key, const std::string& value_html) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td></tr>", key, value_html);
+  };
+  row("Trace", "<code>" + E(in.input_path) + "</code>");
+  if (!in.ranks.empty()) {
+    const RunMetadata& md = in.ranks.front()->metadata();
+    std::string fw = md.framework.empty() ? "unknown" : md.framework;
+    if (!md.framework_version.empty()) fw += " " + md.framework_version;
+    row("Format", E(md.format.empty() ? "unknown" : md.format) + ", " + E(fw));
+    std::string ranks = fmt::format("{} loaded", in.ranks.size());
+    if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
+    if (!md.backend.empty()) ranks += ", backend " + E(md.backend);
+    row("Ranks", ranks);
+    std::string devices;
+    for (size_t i = 0; i < in.ranks.size(); ++i) {
+      for (const DeviceInfo& d : in.ranks[i]->metadata().devices) {
+        if (!devices.empty()) devices += "<br>";
+        if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
+        devices += fmt::format("GPU {} {}", d.id, E(d.name.empty() ? "(unnamed)" : d.name));
+      }
+    }
+    row("Devices", devices.empty() ? "no device properties in the trace" : devices);
+  }
+  out += "</table>\n";
+}
+
+void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, int index) {
+  std::string_view sev = FindingSeverityName(f.severity);
+  std::string id = f.cause.empty() ? E(f.rule_id) : fmt::format("{} ({})", E(f.rule_id), E(f.cause));
+  std::string cost = f.one_time_ns > 0 && f.recoverable_ns_per_step == 0
+                         ? fmt::format("one-time {}", Dur(f.one_time_ns))
+                         : fmt::format("up to {}/step ({} of step)", Dur(f.recoverable_ns_per_step),
+                                       Pct(f.recoverable_share));
+  out += fmt::format(
+      "<details class=\"finding\" id=\"finding-{}\"{}><summary><span class=\"sev sev-{}\">{}</span>"
+      "<b>{}. {}</b> &mdash; {}, confidence {} <span class=\"note\">[{}]</span></summary>\n",
+      index, index == 1 ? " open" : "", sev, sev, index, E(f.title), cost,
+      ConfidenceName(f.confidence), id);
+  if (!f.message.empty()) out += "<p>" + E(f.message) + "</p>\n";
+  if (!f.evidence.empty()) {
+    out += "<ul class=\"evidence\">";
+    for (const Evidence& e : f.evidence) out += "<li>" + E(e.text) + "</li>";
+    out += "</ul>\n";
+  }
+  const FindingLocation& l = f.location;
+  std::string where;
+  auto add = [&](const std::string& part) { where += (where.empty() ? "" : ", ") + part; };
+  if (l.rank >= 0) add(fmt::format("rank {}", l.rank));
+  if (l.first_step >= 0) {
+    add(l.last_step > l.first_step ? fmt::format("steps {}-{}", l.first_step, l.last_step)
+                                   : fmt::format("step {}", l.first_step));
+  }
+  if (!l.track.empty()) add(E(l.track));
+  if (l.end_ns > l.start_ns) {
+    TimeNs origin = 0;
+    for (const Timeline* tl : in.ranks) {
+      if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
+    }
+    add(fmt::format("time +{} .. +{} from the trace start", Dur(l.start_ns - origin),
+                    Dur(l.end_ns - origin)));
+  }
+  if (!where.empty()) out += "<p><b>Where:</b> " + where + "</p>\n";
+  if (!l.top_items.empty()) {
+    out += "<table class=\"data\"><tr><th>total</th><th>count</th><th class=\"name\">name</th>"
+           "<th class=\"name\">detail</th></tr>";
+    for (const TopItem& t : l.top_items) {
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"name\">{}</td>"
+                         "<td class=\"name\">{}</td></tr>",
+                         Dur(t.total_ns), t.count, E(t.name), E(t.detail));
+    }
+    out += "</table>\n";
+  }
+  if (!l.python_stack.empty()) {
+    out += "<p><b>Python stack</b> (innermost last):</p><pre class=\"stack\">";
+    for (const std::string& frame : l.python_stack) out += E(frame) + "\n";
+    out += "</pre>\n";
+  }
+  if (!f.per_rank.empty()) {
+    out += "<ul class=\"per-rank\">";
+    for (const std::string& r : f.per_rank) out += "<li>" + E(r) + "</li>";
+    out += "</ul>\n";
+  }
+  if (!f.fix.empty()) out += "<div class=\"fix\"><b>Fix:</b> " + E(f.fix) + "</div>\n";
+  out += "</details>\n";
+}
+
+void Findings(std::string& out, const ReportInput& in) {
+  out += "<h2 id=\"findings\">Findings, ranked by recoverable step time</h2>\n";
+  out += fmt::format("<p class=\"summary\">{}</p>\n", E(SummarizeFindings(in.findings).line));
+  int index = 0;
+  for (const Finding& f : in.findings) FindingDetails(out, in, f, ++index);
+  if (!in.not_judged.empty()) {
+    out += "<h3>Could not judge</h3><ul class=\"not-judged\">";
+    for (const RuleOutcome& o : in.not_judged) {
+      out += fmt::format("<li><code>{}</code>: {}</li>", E(o.rule_id), E(o.not_judged_reason));
+    }
+    out += "</ul>\n";
+  }
+}
+
+void MetricsTable(std::string& out, const StepMetrics& m) {
+  out += "<table class=\"data metrics\"><tr><th class=\"name\"></th>";
+  for (const DeviceMetrics& d : m.summary) out += "<th>" + DeviceLabel(d.device) + "</th>";
+  out += "</tr>\n";
+  auto row = [&](std::string_view label, auto value_of) {
+    out += fmt::format("<tr><td class=\"name\">{}</td>", label);
+    for (const DeviceMetrics& d : m.summary) out += "<td>" + value_of(d) + "</td>";
+    out += "</tr>\n";
+  };
+  row("Step time (mean)", [&](const DeviceMetrics&) { return Dur(m.mean_step_ns); });
+  row("GPU utilization", [](const DeviceMetrics& d) { return Pct(d.gpu_utilization); });
+  row("Busy incl. copies", [](const DeviceMetrics& d) { return Pct(d.busy_including_copies); });
+  row("Est. SM efficiency", [](const DeviceMetrics& d) { return OptPct(d.est_sm_efficiency); });
+  row("Est. achieved occupancy",
+      [](const DeviceMetrics& d) { return OptPct(d.est_achieved_occupancy); });
+  row("Tensor Core kernel share",
+      [](const DeviceMetrics& d) { return OptPct(d.tensor_core_kernel_share); });
+  for (int c = 0; c < kStepCategoryCount; ++c) {
+    row(fmt::format("&nbsp;&nbsp;{} (mean/step)", CategoryLabel(c)), [&](const DeviceMetrics& d) {
+      return Dur(MeanBreakdownNs(d, m.step_count)[c]);
+    });
+  }
+  out += "</table>\n";
+}
+
+std::string ShareCell(double share) {
+  return fmt::format("<td><span class=\"share\" style=\"width:{:.0f}px\"></span>{}</td>",
+                     std::clamp(share, 0.0, 1.0) * 80, Pct(share));
+}
+
+void TopTables(std::string& out, const StepMetrics& m, int top_n) {
+  size_t n = static_cast<size_t>(std::max(0, top_n));
+  if (m.top_kernels.empty()) {
+    out += "<p class=\"note\">No kernels in the analysed steps.</p>\n";
+    return;
+  }
+  out += fmt::format("<h3>Top {} kernels by device time</h3>\n", std::min(n, m.top_kernels.size()));
+  out += "<table class=\"data kernels\"><tr><th>total</th><th>count</th><th>mean</th><th>share</th>"
+         "<th>family</th><th>TC</th><th class=\"name\">kernel</th></tr>\n";
+  for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
+    const KernelStat& k = m.top_kernels[i];
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td>"
+                       "<td class=\"name\">{}</td></tr>\n",
+                       Dur(k.total_ns), k.count, Dur(k.mean_ns), ShareCell(k.share),
+                       KernelFamilyName(k.kernel_class.family),
+                       TensorCoreUseName(k.kernel_class.tc), E(k.name));
+  }
+  out += "</table>\n";
+  out += fmt::format("<h3>Top {} ops by device time</h3>\n", std::min(n, m.top_ops.size()));
+  out += "<table class=\"data ops\"><tr><th>device</th><th>calls</th><th>kernels</th>"
+         "<th>per call</th><th>share</th><th class=\"name\">op</th></tr>\n";
+  for (size_t i = 0; i < std::min(n, m.top_ops.size()); ++i) {
+    const OpStat& o = m.top_ops[i];
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}"
+                       "<td class=\"name\">{}</td></tr>\n",
+                       Dur(o.device_ns), o.count, o.kernel_count, Dur(o.mean_device_ns),
+                       ShareCell(o.share), E(o.name));
+  }
+  out += "</table>\n";
+}
+
+// The summary device whose breakdown the per-step chart shows: the busiest.
+size_t BusiestDevice(const StepMetrics& m) {
+  size_t best = 0;
+  for (size_t i = 1; i < m.summary.size(); ++i) {
+    if (m.summary[i].busy_ns > m.summary[best].busy_ns) best = i;
+  }
+  return best;
+}
+
+void RankSection(std::string& out, const ReportInput& in, size_t i) {
+  const StepMetrics& m = in.contexts[i]->step_metrics();
+  std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
+  out += fmt::format("<h2>Step metrics ({}mean over {} step{})</h2>\n", who, m.step_count,
+                     m.step_count == 1 ? "" : "s");
+  for (const std::string& note : in.contexts[i]->steps().notes) {
+    out += "<p class=\"note\">" + E(note) + "</p>\n";
+  }
+  if (m.summary.empty() || m.step_count == 0) {
+    out += "<p class=\"note\">No analysed steps.</p>\n";
+    return;
+  }
+  MetricsTable(out, m);
+  size_t device_pos = BusiestDevice(m);
+  out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
+                     DeviceLabel(m.summary[device_pos].device));
+  out += html::StepBreakdownChart(m, device_pos);
+  out += html::CategoryLegend();
+  out += "<h3>GPU utilization per step and device</h3>\n";
+  out += html::UtilizationChart(m);
+  TopTables(out, m, in.options.top_n);
+}
+
+void TimelineSection(std::string& out, const ReportInput& in) {
+  std::optional<html::WorstStep> worst = html::FindWorstStep(in);
+  out += "<h2 id=\"timeline-section\">Timeline of the worst step</h2>\n";
+  if (!worst.has_value()) {
+    out += "<p class=\"note\">No step to draw.</p>\n";
+    return;
+  }
+  const Step& step = in.contexts[worst->rank_pos]->steps().steps[worst->step_index];
+  std::string who =
+      in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[worst->rank_pos],
+                                                             worst->rank_pos))
+                          : "";
+  out += fmt::format(
+      "<p class=\"note\">{}step #{} ({}), the longest analysed step{}. Device streams, each "
+      "device's idle gaps coloured by cause, and host threads; the yellow bands are the time "
+      "ranges findings point at (number = finding), copies and collectives inside them are "
+      "outlined. Hover for names and times.</p>\n",
+      who, step.number, Dur(step.duration_ns()),
+      in.contexts[worst->rank_pos]->steps().steps.size() >= 3 ? " after the first" : "");
+  out += html::StepTimeline(in, *worst);
+  out += html::IdleCauseLegend();
+}
+
+void Diagnostics(std::string& out, const ReportInput& in) {
+  out += "<h2>Import diagnostics</h2>\n<ul class=\"diagnostics\">";
+  bool any = false;
+  for (size_t i = 0; i < in.ranks.size(); ++i) {
+    std::string prefix =
+        in.ranks.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i)) : "";
+    for (const Diagnostic& d : in.ranks[i]->diagnostics().List()) {
+      any = true;
+      out += fmt::format("<li>[{}] {}{} x{}: {}</li>", SeverityName(d.severity), prefix, E(d.name),
+                         d.count, E(d.description));
+    }
+  }
+  for (const std::string& w : in.warnings) {
+    any = true;
+    out += "<li>[warning] " + E(w) + "</li>";
+  }
+  if (!any) out += "<li>none</li>";
+  out += "</ul>\n";
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const ReportInput& in) {
+  std::string out;
+  out.reserve(256 * 1024);
+  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += fmt::format("<title>tracelint report: {}</title>\n", E(in.input_path));
+  out += "<style>";
+  out += html::kStyle;
+  out += "</style></head>\n<body>\n<h1>tracelint report</h1>\n";
+  Header(out, in);
+  out += "<div class=\"verdict\" id=\"verdict\">" + VerdictHtml(in) + "</div>\n";
+  Findings(out, in);
+  if (std::string ranks = html::RankChart(in); !ranks.empty()) {
+    out += "<h2>Ranks</h2>\n<p class=\"note\">Mean per step over each rank's analysed steps "
+           "(idle and communication averaged over the rank's devices).</p>\n" + ranks;
+  }
+  TimelineSection(out, in);
+  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) RankSection(out, in, i);
+  if (std::optional<Throughput> t = ComputeThroughput(in)) {
+    out += fmt::format("<h2>Throughput</h2>\n<p>samples/s: {:.1f}", t->samples_per_s);
+    if (t->samples_per_dollar.has_value()) {
+      out += fmt::format(", samples per dollar: {:.0f}", *t->samples_per_dollar);
+    }
+    out += "</p><p class=\"note\">" + E(t->assumptions) + "</p>\n";
+  }
+  Diagnostics(out, in);
+  out += "<p class=\"note\">Written by tracelint. Every number is from the analysed steps; "
+         "savings are upper bounds per step.</p>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace tracelint

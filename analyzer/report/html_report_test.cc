@@ -1,0 +1,115 @@
+#include "analyzer/report/html_report.h"
+
+#include <string>
+
+#include "analyzer/report/report_fixture.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using report_fixture::Analyse;
+using report_fixture::Count;
+using report_fixture::LoaderBound;
+
+constexpr char kHostileKernel[] = "<script>document.title='pwned'</script>\"k'&\nnext";
+constexpr char kHostileOp[] = "aten::</title><img src=x onerror=alert(1)>";
+
+TEST(HtmlReport, HasVerdictFindingsChartsTablesAndTimeline) {
+  auto a = Analyse({LoaderBound(6, -1, "ampere_sgemm_128x64_nn", "aten::mm")}, "complete");
+  ASSERT_FALSE(a->input.findings.empty());
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, HasSubstr("id=\"verdict\""));
+  EXPECT_EQ(Count(page, "<details class=\"finding\""), a->input.findings.size());
+  EXPECT_THAT(page, HasSubstr("<div class=\"fix\">"));
+  EXPECT_THAT(page, HasSubstr("id=\"breakdown-0\""));
+  EXPECT_THAT(page, HasSubstr("id=\"utilization\""));
+  EXPECT_THAT(page, HasSubstr("id=\"timeline\""));
+  EXPECT_THAT(page, HasSubstr("class=\"data kernels\""));
+  EXPECT_THAT(page, HasSubstr("class=\"data ops\""));
+  EXPECT_THAT(page, HasSubstr("ampere_sgemm_128x64_nn"));
+  // The timeline draws the device stream, the idle lane and the host thread.
+  EXPECT_THAT(page, HasSubstr("GPU 0 idle (by cause)"));
+  EXPECT_THAT(page, HasSubstr("data_loader"));
+  // One rank: no per-rank chart.
+  EXPECT_THAT(page, Not(HasSubstr("id=\"ranks\"")));
+}
+
+TEST(HtmlReport, IsSelfContained) {
+  auto a = Analyse({LoaderBound(4, -1, "k", "aten::mm")}, "self_contained");
+  std::string page = RenderHtmlReport(a->input);
+  for (const char* external : {"http://", "https://", "<script", "<link", "@import", "url(",
+                               "<iframe", "src="}) {
+    EXPECT_THAT(page, Not(HasSubstr(external))) << external;
+  }
+  EXPECT_THAT(page, HasSubstr("<meta charset=\"utf-8\">"));
+}
+
+TEST(HtmlReport, HostileNamesAreText) {
+  auto a = Analyse({LoaderBound(4, -1, kHostileKernel, kHostileOp)}, "hostile");
+  ASSERT_FALSE(a->input.findings.empty());
+  a->input.findings.front().title = "<script>alert('title')</script>";
+  a->input.findings.front().fix = "use \"x\" & 'y' <b>now</b>";
+  a->input.input_path = "/runs/<script>alert(2)</script>";
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, Not(HasSubstr("<script")));
+  EXPECT_THAT(page, Not(HasSubstr("<img")));
+  EXPECT_THAT(page, Not(HasSubstr("<b>now")));
+  EXPECT_THAT(page, HasSubstr("&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;"
+                              "&quot;k&#39;&amp;\nnext"));
+  EXPECT_THAT(page, HasSubstr("aten::&lt;/title&gt;&lt;img src=x onerror=alert(1)&gt;"));
+  EXPECT_THAT(page, HasSubstr("use &quot;x&quot; &amp; &#39;y&#39; &lt;b&gt;now&lt;/b&gt;"));
+}
+
+TEST(HtmlReport, OutlierStepIsMarkedOnlyWhenThereIsOne) {
+  auto even = Analyse({LoaderBound(6, -1, "k", "aten::mm")}, "even");
+  EXPECT_THAT(RenderHtmlReport(even->input), Not(HasSubstr("class=\"outlier-mark\"")));
+  auto slow = Analyse({LoaderBound(6, 3, "k", "aten::mm")}, "outlier");
+  std::string page = RenderHtmlReport(slow->input);
+  EXPECT_EQ(Count(page, "class=\"outlier-mark\""), 1u);
+  EXPECT_THAT(page, HasSubstr("step #4 took"));
+  // The outlier is the worst step after the first, so the timeline shows it.
+  EXPECT_THAT(page, HasSubstr("aria-label=\"timeline of step 4\""));
+}
+
+TEST(HtmlReport, TimelineMergesSlicesNarrowerThanAPixel) {
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100());
+  for (int k = 0; k < 3; ++k) {
+    s.BeginStep(k + 1).DataLoaderNext(5 * kNsPerMs);
+    s.OpKernels("aten::add", "tiny_kernel", 3000, 2 * kNsPerUs, 1 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  auto a = Analyse({s}, "many_slices");
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, HasSubstr("slices merged at this zoom"));
+  // 3000 kernels, ops, launches and idle gaps in the step: about 2 MB unmerged.
+  EXPECT_LT(page.size(), 400u * 1024) << page.size();
+}
+
+TEST(HtmlReport, SeveralRanksGetTheRankChart) {
+  testing::Scenario r0 = LoaderBound(4, -1, "k", "aten::mm");
+  r0.Distributed(0, 2);
+  testing::Scenario r1 = LoaderBound(4, 2, "k", "aten::mm");
+  r1.Distributed(1, 2);
+  auto a = Analyse({r0, r1}, "ranks");
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, HasSubstr("id=\"ranks\""));
+  EXPECT_THAT(page, HasSubstr("rank 1: communication wait"));
+  // The worst step is drawn from the slower rank.
+  EXPECT_THAT(page, HasSubstr("rank 1, step #3"));
+}
+
+TEST(HtmlReport, RunWithoutStepsSaysSo) {
+  ReportInput empty;
+  empty.input_path = "/nowhere";
+  std::string page = RenderHtmlReport(empty);
+  EXPECT_THAT(page, HasSubstr("No step to draw."));
+  EXPECT_THAT(page, HasSubstr("no findings"));
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,36 @@
+#ifndef TRACELINT_ANALYZER_REPORT_HTML_TIMELINE_H_
+#define TRACELINT_ANALYZER_REPORT_HTML_TIMELINE_H_
+
+// The HTML report's timeline of one step: device streams and host threads,
+// the device idle gaps coloured by cause, and the time ranges the findings
+// point at, as inline SVG with hover texts. Only one step is drawn and
+// slices narrower than a pixel are merged, so the page stays small whatever
+// the size of the trace.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "analyzer/report/report.h"
+
+namespace tracelint::html {
+
+struct WorstStep {
+  size_t rank_pos = 0;  // index into ReportInput::ranks
+  int step_index = -1;  // index into that rank's StepSet::steps
+};
+
+// The rank with the longest mean step and its longest analysed step; with
+// three steps or more the first is passed over, as it usually carries
+// warm-up. nullopt when no rank has steps or the events were released.
+std::optional<WorstStep> FindWorstStep(const ReportInput& in);
+
+// The SVG timeline of that step (empty when there is nothing to draw).
+std::string StepTimeline(const ReportInput& in, const WorstStep& worst);
+
+// Colours of the idle causes (IdleCause order), shared with the legend.
+std::string IdleCauseLegend();
+
+}  // namespace tracelint::html
+
+#endif  // TRACELINT_ANALYZER_REPORT_HTML_TIMELINE_H_

@@ -1,0 +1,203 @@
+// The HTML report as a browser shows it: headless Chromium opens the page of
+// a corpus trace and of a trace with hostile names, a small check script
+// (added to a copy of the page, never to the report) writes what rendered
+// into the DOM, and --dump-dom hands it back. Screenshots go to the build
+// directory. Without Chromium the tests skip with the reason, except under
+// CI=true, where they fail (contract.md, "Dependencies: build vs test").
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+#include <string>
+
+#include "analyzer/cli/analyze_command.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/report/html_report.h"
+#include "analyzer/report/report_fixture.h"
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+#include "simdjson.h"
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path SourceDir() {
+  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
+  return root ? root : ".";
+}
+fs::path BinaryDir() {
+  const char* dir = std::getenv("TRACELINT_BINARY_DIR");
+  return dir ? fs::path(dir) : fs::path(::testing::TempDir());
+}
+fs::path CorpusDir() { return SourceDir() / ".." / "shared" / "corpus"; }
+
+bool InCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+std::optional<std::string> FindChromium() {
+  if (const char* env = std::getenv("TRACELINT_CHROMIUM"); env != nullptr && *env != '\0') {
+    return std::string(env);
+  }
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+      fs::path candidate = fs::path(dir) / name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+  }
+  return std::nullopt;
+}
+
+#define REQUIRE_CHROMIUM(var)                                                            \
+  std::optional<std::string> var = FindChromium();                                       \
+  if (!var.has_value()) {                                                                \
+    if (InCi()) FAIL() << "chromium not found (CI=true: run scripts/setup.sh --test)";   \
+    GTEST_SKIP() << "chromium not found on PATH (scripts/setup.sh --test installs it)"; \
+  }
+
+std::string Run(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 65536> buf;
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) out.append(buf.data(), n);
+  ::pclose(pipe);
+  return out;
+}
+
+std::string ChromiumCommand(const std::string& chromium, const fs::path& profile_dir) {
+  return fmt::format(
+      "timeout 120 '{}' --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
+      "--no-first-run --no-default-browser-check --user-data-dir='{}' --hide-scrollbars ",
+      chromium, profile_dir.string());
+}
+
+constexpr char kErrorHook[] =
+    "<script>window.__tlErrors=[];window.addEventListener('error',function(e){"
+    "window.__tlErrors.push(String(e.message));});</script>";
+// What a reader would look at, with its rendered size.
+constexpr char kCheckScript[] = R"js(<script>(function(){
+  function box(sel){var e=document.querySelector(sel);if(!e)return [0,0];
+    var b=e.getBoundingClientRect();return [Math.round(b.width),Math.round(b.height)];}
+  var r={};
+  r.errors=window.__tlErrors;
+  r.findings=document.querySelectorAll('details.finding').length;
+  r.open_finding=box('details.finding[open]');
+  r.verdict=box('#verdict');
+  r.charts=document.querySelectorAll('svg.chart').length;
+  r.breakdown=box('#breakdown-0');
+  r.breakdown_rects=document.querySelectorAll('#breakdown-0 rect').length;
+  r.utilization=box('#utilization');
+  r.timeline=box('#timeline');
+  r.timeline_rects=document.querySelectorAll('#timeline rect').length;
+  r.kernels_rows=document.querySelectorAll('table.kernels tr').length;
+  r.images=document.querySelectorAll('img').length;
+  r.title=document.title;
+  r.text=document.body.textContent;
+  var pre=document.createElement('pre');pre.id='tl-check';
+  pre.textContent=JSON.stringify(r);document.body.appendChild(pre);
+})();</script>)js";
+
+// Renders `html` in Chromium and returns the check script's findings as
+// JSON text (empty when Chromium produced none), plus a screenshot.
+std::string RenderAndCheck(const std::string& chromium, const std::string& html,
+                           const std::string& name) {
+  fs::path dir = BinaryDir() / "html_report";
+  fs::create_directories(dir);
+  fs::path page = dir / (name + ".html");
+  std::ofstream(page, std::ios::binary) << html;
+  std::string checked = html;
+  size_t head = checked.find("<head>");
+  if (head != std::string::npos) checked.insert(head + 6, kErrorHook);
+  size_t body_end = checked.rfind("</body>");
+  if (body_end != std::string::npos) checked.insert(body_end, kCheckScript);
+  fs::path checked_page = dir / (name + ".checked.html");
+  std::ofstream(checked_page, std::ios::binary) << checked;
+
+  std::string base = ChromiumCommand(chromium, dir / (name + ".profile"));
+  std::string dom = Run(base + fmt::format("--virtual-time-budget=5000 --dump-dom 'file://{}' "
+                                           "2>/dev/null",
+                                           fs::absolute(checked_page).string()));
+  Run(base + fmt::format("--window-size=1280,3200 --screenshot='{}' 'file://{}' >/dev/null 2>&1",
+                         (dir / (name + ".png")).string(), fs::absolute(page).string()));
+  size_t start = dom.find("<pre id=\"tl-check\">");
+  if (start == std::string::npos) return "";
+  start += 19;
+  size_t end = dom.find("</pre>", start);
+  std::string json = dom.substr(start, end - start);
+  // Undo the DOM serializer's text escapes.
+  for (auto [from, to] : {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", "\xC2\xA0"},
+                          {"&amp;", "&"}}) {
+    for (size_t p = json.find(from); p != std::string::npos; p = json.find(from, p + 1)) {
+      json.replace(p, std::string_view(from).size(), to);
+    }
+  }
+  return json;
+}
+
+TEST(HtmlChromium, CorpusTracePageRendersFindingsChartsAndTimeline) {
+  fs::path trace = CorpusDir() / "pytorch__kineto/tb_plugin/samples/"
+                                 "resnet50_profiler_api_num_workers_0/worker0.pt.trace.json.gz";
+  if (!fs::exists(trace)) GTEST_SKIP() << "corpus not found at " << CorpusDir();
+  REQUIRE_CHROMIUM(chromium);
+  AnalyzeArgs args;
+  args.path = trace.string();
+  args.format = "html";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAnalyze(args, out, err), kExitOk) << err.str();
+  std::string json = RenderAndCheck(*chromium, out.str(), "resnet50_num_workers_0");
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << simdjson::minify(r["errors"]);
+  EXPECT_GE(r["findings"].get_int64().value(), 1);
+  EXPECT_GE(r["charts"].get_int64().value(), 3);
+  for (const char* box : {"open_finding", "verdict", "breakdown", "utilization", "timeline"}) {
+    simdjson::dom::array wh = r[box].get_array();
+    EXPECT_GT(wh.at(0).get_int64().value(), 100) << box;
+    EXPECT_GT(wh.at(1).get_int64().value(), 20) << box;
+  }
+  EXPECT_GT(r["breakdown_rects"].get_int64().value(), 6);
+  EXPECT_GT(r["timeline_rects"].get_int64().value(), 50);
+  EXPECT_GT(r["kernels_rows"].get_int64().value(), 5);
+  std::string_view text = r["text"].get_string();
+  EXPECT_NE(text.find("waiting for the DataLoader"), std::string_view::npos);
+  EXPECT_TRUE(fs::exists(BinaryDir() / "html_report" / "resnet50_num_workers_0.png"));
+}
+
+TEST(HtmlChromium, HostileNamesRenderAsText) {
+  REQUIRE_CHROMIUM(chromium);
+  const std::string kernel = "<script>document.title='pwned'</script>\"k'\nnext";
+  const std::string op = "aten::</title><img src=x onerror=\"document.title='pwned'\">";
+  auto a = report_fixture::Analyse({report_fixture::LoaderBound(4, -1, kernel, op)}, "chromium");
+  ASSERT_FALSE(a->input.findings.empty());
+  a->input.findings.front().title = "<script>document.title='pwned'</script>";
+  std::string json = RenderAndCheck(*chromium, RenderHtmlReport(a->input), "hostile_names");
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u);
+  EXPECT_EQ(r["images"].get_int64().value(), 0);
+  std::string_view title = r["title"].get_string();
+  EXPECT_EQ(title.find("pwned"), std::string_view::npos) << title;
+  std::string_view text = r["text"].get_string();
+  // The names are on the page as the trace wrote them.
+  EXPECT_NE(text.find("<script>document.title='pwned'</script>\"k'\nnext"),
+            std::string_view::npos);
+  EXPECT_NE(text.find(op), std::string_view::npos);
+}
+
+}  // namespace
+}  // namespace tracelint
