@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/report/report_fixture.h"
+#include "fmt/format.h"
 #include "analyzer/cli/four_rank_job.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -238,10 +240,14 @@ TEST(AnalyzeCommand, HtmlFormatAndAnnotatedTrace) {
   fs::path dir = FreshDir("html_annotate");
   fs::path trace_dir = dir / "traces";
   fs::create_directories(trace_dir);
-  std::string rules = SourceDir() + "/testdata/rules/";
-  fs::copy_file(rules + "dataloader_starvation.json", trace_dir / "rank0.json");
-  fs::copy_file(SourceDir() + "/testdata/rules2/comm_allreduce_after_backward.json",
-                trace_dir / "rank1.json");
+  // Two ranks of one job (the files must say so, or analyze refuses them).
+  for (int rank = 0; rank < 2; ++rank) {
+    testing::Scenario s = report_fixture::LoaderBound(3, rank, "k", "aten::mm");
+    s.Distributed(rank, 2);
+    absl::StatusOr<std::string> json = s.ToKinetoJson();
+    ASSERT_TRUE(json.ok()) << json.status();
+    std::ofstream(trace_dir / fmt::format("rank{}.pt.trace.json", rank)) << *json;
+  }
   AnalyzeArgs args;
   args.path = trace_dir.string();
   args.format = "html";
@@ -254,9 +260,8 @@ TEST(AnalyzeCommand, HtmlFormatAndAnnotatedTrace) {
   EXPECT_THAT(r.out, HasSubstr("id=\"ranks\""));
   EXPECT_THAT(r.out, HasSubstr("id=\"timeline\""));
   std::string annotated = ReadFile(args.annotate);
-  // One tracelint process per rank (both files say rank 0).
-  EXPECT_THAT(annotated, HasSubstr("\"process_name\",\"pid\":2000000000,"));
-  EXPECT_THAT(annotated, HasSubstr("\"process_name\",\"pid\":2000000001,"));
+  EXPECT_THAT(annotated, HasSubstr("\"tracelint (rank 0)\""));
+  EXPECT_THAT(annotated, HasSubstr("\"tracelint (rank 1)\""));
 }
 
 TEST(AnalyzeCommand, AnnotateNeverWritesIntoTheTraceDirectory) {
