@@ -62,9 +62,12 @@ struct DiffRun {
   std::vector<DiffFinding> findings;  // ranked, as the report lists them
 };
 
-// The steps every per-step statistic of a diff uses. Until steps carry a
-// steady/warm-up classification this is every complete analysed step;
-// switch here (and only here) when they do.
+// The steps every per-step statistic of a diff uses: the rows of the step
+// metrics, i.e. the steps AnalysisContext::steps() holds. Without a
+// steady/warm-up classification that is every complete analysed step; once
+// steps() holds only the steady ones (issue 9), these follow unchanged. If
+// steadiness ever becomes a flag on StepRow instead, filter here (and only
+// here).
 std::vector<const StepRow*> SteadyStepSamples(const StepMetrics& metrics);
 
 DiffRun DiffRunFromAnalysis(const ReportInput& input);
