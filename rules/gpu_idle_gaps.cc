@@ -33,7 +33,7 @@ struct OwnedCause {
   std::string_view fix;
 };
 
-constexpr std::array<OwnedCause, 5> kOwned = {{
+constexpr std::array<OwnedCause, 6> kOwned = {{
     {IdleCause::kDataLoader, "waiting for the DataLoader",
      "Load batches in parallel with the step: DataLoader(num_workers=N>0, pin_memory=True, "
      "persistent_workers=True, prefetch_factor=2..4); move decoding/augmentation to the GPU "
@@ -42,6 +42,12 @@ constexpr std::array<OwnedCause, 5> kOwned = {{
      "The step is launch-bound: capture it with CUDA Graphs (torch.cuda.graphs / "
      "torch.compile(mode=\"reduce-overhead\")), fuse small ops (torch.compile), or raise the "
      "batch size so each kernel does more work."},
+    {IdleCause::kLaunchStall, "inside slow launch calls (runtime stall)",
+     "A launch call took far longer than a launch costs: the runtime stalled. First-launch "
+     "module loading: warm up (run a few steps) before profiling, or load modules eagerly "
+     "(CUDA_MODULE_LOADING=EAGER). Allocator: keep the caching allocator warm, avoid "
+     "torch.cuda.empty_cache() in the loop, and try "
+     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation."},
     {IdleCause::kOtherHostWork, "while the host runs framework and Python code",
      "Move the host work off the step's critical path: precompute outside the loop, "
      "torch.compile the Python-heavy region, or overlap it with GPU work by launching the "

@@ -7,17 +7,19 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/analysis/trace_integrity.h"
 
 namespace tracelint {
 
 struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
-      collectives_once;
+      collectives_once, integrity_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<std::vector<DeviceActivity>> device_activity;
   std::unique_ptr<StepMetrics> step_metrics;
   std::unique_ptr<IdleAttribution> idle_attribution;
   std::unique_ptr<RankCollectives> collectives;
+  std::unique_ptr<TraceIntegrity> integrity;
 };
 
 AnalysisContext::AnalysisContext(const Timeline& tl)
@@ -58,6 +60,13 @@ const RankCollectives& AnalysisContext::step_collectives() {
     cache_->collectives = std::make_unique<RankCollectives>(CollectStepCollectives(*this));
   });
   return *cache_->collectives;
+}
+
+const TraceIntegrity& AnalysisContext::trace_integrity() {
+  std::call_once(cache_->integrity_once, [&] {
+    cache_->integrity = std::make_unique<TraceIntegrity>(ComputeTraceIntegrity(*this));
+  });
+  return *cache_->integrity;
 }
 
 }  // namespace tracelint

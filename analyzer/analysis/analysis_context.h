@@ -13,6 +13,7 @@ struct DeviceActivity;
 struct StepMetrics;
 struct IdleAttribution;
 struct RankCollectives;
+struct TraceIntegrity;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -33,6 +34,8 @@ class AnalysisContext {
   const IdleAttribution& idle_attribution();
   // Collective kernel durations per step, for matching across ranks.
   const RankCollectives& step_collectives();
+  // Whether this rank's trace can be trusted (trace_integrity.h).
+  const TraceIntegrity& trace_integrity();
 
  private:
   struct Cache;

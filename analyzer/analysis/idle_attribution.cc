@@ -134,6 +134,13 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   if (data_loader != kNoIndex) return decided(data_loader, IdleCause::kDataLoader);
   if (sync != kNoIndex) return decided(sync, IdleCause::kSyncCall);
   if (pageable != kNoIndex) return decided(pageable, IdleCause::kPageableCopy);
+  // Inside a launch call that took far longer than a launch costs: the
+  // runtime stalled (module loading, allocator, driver), whatever the host
+  // did before it. Blocking calls were decided above.
+  if (innermost != kNoIndex && tl.HasFlag(innermost, kFlagLaunch) &&
+      c.dur_ns[innermost] >= kLaunchStallNs) {
+    return decided(innermost, IdleCause::kLaunchStall);
+  }
   // The host was blocked in a sync when the GPU ran dry, so whatever it does
   // next is exposed: the sync, not that work, emptied the queue.
   if (drained_by != kNoIndex) return decided(drained_by, IdleCause::kSyncCall);
@@ -207,6 +214,19 @@ struct DeviceSlices {
   std::vector<std::pair<TimeNs, SliceId>> by_end;    // activities sorted by (end, id)
 };
 
+// A device-side wait is on a collective when the work that ends it is one,
+// or the work that ended the device's previous busy period was one.
+IdleCause DeviceWaitCause(const Timeline& tl, const DeviceSlices& ds, SliceId next,
+                          TimeNs gap_start_ns) {
+  bool collective = tl.HasFlag(next, kFlagCollective);
+  auto prev_it = std::lower_bound(ds.by_end.begin(), ds.by_end.end(),
+                                  std::make_pair(gap_start_ns, SliceId{0}));
+  for (auto it = prev_it; it != ds.by_end.end() && it->first == gap_start_ns; ++it) {
+    if (tl.HasFlag(it->second, kFlagCollective)) collective = true;
+  }
+  return collective ? IdleCause::kDeviceWaitCollective : IdleCause::kDeviceWaitOther;
+}
+
 }  // namespace
 
 std::string_view IdleCauseName(IdleCause cause) {
@@ -216,6 +236,7 @@ std::string_view IdleCauseName(IdleCause cause) {
     case IdleCause::kPageableCopy: return "pageable_copy";
     case IdleCause::kHostSideOp: return "host_side_op";
     case IdleCause::kLaunchOverhead: return "launch_overhead";
+    case IdleCause::kLaunchStall: return "launch_stall";
     case IdleCause::kOtherHostWork: return "other_host_work";
     case IdleCause::kHostSilent: return "host_silent";
     case IdleCause::kDeviceWaitCollective: return "device_wait_collective";
@@ -291,18 +312,11 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
             continue;
           }
           // Step 2 (HTA): queued before the gap began, so the device waited.
-          if (c.ts_ns[launch] < gap.start_ns) {
-            // Waiting on a collective: the next work is one, or the work
-            // that ended the device's previous busy period was one.
-            bool collective = tl.HasFlag(next, kFlagCollective);
-            auto prev_it = std::lower_bound(ds.by_end.begin(), ds.by_end.end(),
-                                            std::make_pair(gap.start_ns, SliceId{0}));
-            for (auto it = prev_it; it != ds.by_end.end() && it->first == gap.start_ns; ++it) {
-              if (tl.HasFlag(it->second, kFlagCollective)) collective = true;
-            }
-            emit(gap.start_ns, gap.end_ns,
-                 collective ? IdleCause::kDeviceWaitCollective : IdleCause::kDeviceWaitOther,
-                 kNoIndex, next, launch);
+          // "Queued" means the launch call had returned: a call still running
+          // at the gap's start is host time (a launch stall when it is slow).
+          if (c.end_ns(launch) <= gap.start_ns) {
+            emit(gap.start_ns, gap.end_ns, DeviceWaitCause(tl, ds, next, gap.start_ns), kNoIndex,
+                 next, launch);
             continue;
           }
           thread_slice = launch;

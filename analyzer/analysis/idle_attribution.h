@@ -17,16 +17,20 @@ class AnalysisContext;
 // Per idle interval of a device inside a step:
 //  - the device activity that ends it has no linked launch, or was replayed
 //    by a graph launch: unattributed (never guessed);
-//  - its launch began before the interval: a device-side wait (on a
-//    collective when that activity, or one that ended at the interval's
-//    start, is a collective kernel);
+//  - its launch call ended before the interval began (HTA's test, with the
+//    call's end: a call still running when the device went idle had not
+//    queued the work yet): a device-side wait (on a collective when that
+//    activity, or one that ended at the interval's start, is a collective
+//    kernel);
 //  - otherwise the interval is cut at the boundaries of the host slices on
 //    the launching thread (the step marker's thread for idle at the end of
 //    a step) and each piece gets the first cause present, by priority:
 //    data loader > inside a synchronizing call (incl. aten::item and a
 //    pageable D2H copy) > inside a pageable H2D copy call > the GPU ran dry
 //    while the host was blocked in a synchronizing call (the rest of that
-//    interval) > self time of an op that launches nothing > launch overhead
+//    interval) > inside a launch call that itself took kLaunchStallNs or
+//    more (the runtime stalled: module loading, allocator, driver) > self
+//    time of an op that launches nothing > launch overhead
 //    (interval shorter than launch_gap_ns while inside a launch call or an
 //    op that launches) > other host work > host silent (only the step
 //    marker, or nothing, on the thread).
@@ -36,6 +40,7 @@ enum class IdleCause : uint8_t {
   kPageableCopy,          // h2d-copy-dominance
   kHostSideOp,            // host-side-ops
   kLaunchOverhead,        // gpu-idle-gaps
+  kLaunchStall,           // gpu-idle-gaps: a slow launch call (runtime stall)
   kOtherHostWork,         // gpu-idle-gaps
   kHostSilent,            // gpu-idle-gaps
   kDeviceWaitCollective,  // comm-clustered-allreduce
@@ -68,6 +73,12 @@ struct IdleAttribution {
   std::array<TimeNs, kIdleCauseCount> total_ns{};
   TimeNs total_idle_ns = 0;
 };
+
+// A launch call at least this long is a stall in the runtime, not the
+// normal 5-40 us launch cost (HTA's launch delay cutoff). A constant, not an
+// option: it decides between causes of different owners (a stall after a
+// synchronizing call), which a rule's own option must never move.
+inline constexpr TimeNs kLaunchStallNs = 100 * kNsPerUs;
 
 struct IdleAttributionOptions {
   // Below this gap length, idle inside launch work is launch overhead

@@ -187,6 +187,65 @@ TEST(IdleAttributionTest, EarlyLaunchedWorkIsDeviceWait) {
   EXPECT_EQ(CauseNs(b->idle(), IdleCause::kDeviceWaitOther), 0);
 }
 
+// domain.md step 2: "launched before" means the launch call *ended* before
+// the gap began. b's launch call starts while a runs but takes 1.4 ms
+// (module loading), so the device idles 400 us inside that call: a launch
+// stall in the runtime, not a device-side wait (the old start-of-call test).
+TEST(IdleAttributionTest, LaunchCallSpanningTheGapIsLaunchStall) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1)
+      .Kernel("a", kNsPerMs)
+      .Kernel("b", kNsPerMs, KernelOptions{.launch_ns = 1400 * kNsPerUs})
+      .Sync()
+      .EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  // a: 5..1005 us; b's call: 5..1405 us, b starts at its end.
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kLaunchStall), 400 * kNsPerUs);
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kDeviceWaitOther), 0);
+}
+
+// A slow launch right after a sync: the runtime stalled (first-launch module
+// loading), not the sync, so the gap is not host-side-ops' time.
+TEST(IdleAttributionTest, SlowLaunchAfterSyncIsLaunchStall) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1)
+      .Kernel("a", kNsPerMs)
+      .Sync()
+      .Kernel("b", kNsPerMs, KernelOptions{.launch_ns = 400 * kNsPerUs})
+      .Sync()
+      .EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kLaunchStall), 400 * kNsPerUs);
+  EXPECT_EQ(CauseNs(a->idle(), IdleCause::kSyncCall), 0);
+  // The same launch at the normal cost: the sync drained the queue.
+  Scenario fast;
+  fast.Device(DeviceSpec::A100());
+  fast.BeginStep(1).Kernel("a", kNsPerMs).Sync().Kernel("b", kNsPerMs).Sync().EndStep();
+  auto b = Analyse(fast);
+  EXPECT_EQ(CauseNs(b->idle(), IdleCause::kLaunchStall), 0);
+  EXPECT_EQ(CauseNs(b->idle(), IdleCause::kSyncCall), 5 * kNsPerUs);
+}
+
+// Blocking calls are synchronizing on every vendor: the GPU runs dry while
+// the host waits in them, whatever the host does next.
+TEST(IdleAttributionTest, HipBlockingCallsAreSyncCalls) {
+  for (std::string_view api : {"hipMemcpyWithStream", "hipMemcpy", "hipStreamSynchronize",
+                               "hipDeviceSynchronize", "hipEventSynchronize"}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    s.BeginStep(1).Kernel("a", kNsPerMs).Sync({}, api).Idle(kNsPerMs).Kernel("b", kNsPerMs);
+    s.Sync().EndStep();
+    auto a = Analyse(s);
+    ExpectAccountingHolds(*a);
+    EXPECT_EQ(CauseNs(a->idle(), IdleCause::kSyncCall), kNsPerMs + 5 * kNsPerUs) << api;
+    EXPECT_EQ(CauseNs(a->idle(), IdleCause::kHostSilent), 0) << api;
+  }
+}
+
 TEST(IdleAttributionTest, UnlinkedAndGraphReplayedWorkIsUnattributed) {
   Scenario s;
   s.Device(DeviceSpec::A100());
@@ -217,6 +276,7 @@ TEST(IdleAttributionTest, CpuOnlyTraceHasNoPieces) {
 
 TEST(IdleCauseNameTest, StableNames) {
   EXPECT_EQ(IdleCauseName(IdleCause::kDataLoader), "data_loader");
+  EXPECT_EQ(IdleCauseName(IdleCause::kLaunchStall), "launch_stall");
   EXPECT_EQ(IdleCauseName(IdleCause::kDeviceWaitCollective), "device_wait_collective");
   EXPECT_EQ(IdleCauseName(IdleCause::kUnattributed), "unattributed");
 }

@@ -81,6 +81,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
       w.context->step_metrics();
     }
     w.context->idle_attribution();
+    w.context->trace_integrity();
     w.outcomes = EvaluateRank(registry, rules, *w.context);
     if (metrics) metrics->join();
     if (release_events) {

@@ -9,6 +9,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/engine/fingerprint.h"
 #include "analyzer/engine/options.h"
 #include "analyzer/engine/ranking.h"
@@ -41,6 +42,34 @@ void Sanitize(Finding& f, std::vector<std::string>& warnings) {
     f.recoverable_ns_per_step = 0;
   }
   if (f.recoverable_share < 0) f.recoverable_share = 0;
+}
+
+static_assert(static_cast<int>(Confidence::kInferred) == 0 &&
+              static_cast<int>(Confidence::kMeasured) == 2,
+              "TraceIntegrity::max_confidence uses Confidence's values");
+
+const WithheldCause* WithheldFor(const TraceIntegrity& integrity, std::string_view cause) {
+  for (const WithheldCause& w : integrity.withheld) {
+    if (w.cause == cause) return &w;
+  }
+  return nullptr;
+}
+
+// What the trace's integrity allows a finding to claim (trace_integrity.h):
+// the one place where it lowers confidence and caps claims.
+void ApplyIntegrity(const TraceIntegrity& integrity, Finding& f) {
+  if (static_cast<int>(f.confidence) > integrity.max_confidence) {
+    f.confidence = static_cast<Confidence>(integrity.max_confidence);
+  }
+  if (f.recoverable_share > integrity.max_claim_share) {
+    double scale = integrity.max_claim_share / f.recoverable_share;
+    f.recoverable_ns_per_step =
+        static_cast<TimeNs>(static_cast<double>(f.recoverable_ns_per_step) * scale);
+    f.recoverable_share = integrity.max_claim_share;
+    f.evidence.push_back({fmt::format("claim capped at {:.0f}% of the step: {}",
+                                      integrity.max_claim_share * 100, integrity.summary),
+                          integrity.max_claim_share, integrity.max_claim_share, "share"});
+  }
 }
 
 std::string PerRankText(int rank, const Finding* f) {
@@ -79,6 +108,8 @@ absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
 
 std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,
                                       AnalysisContext& rank) {
+  // Cached now: a multi-rank run frees the events before the merge reads it.
+  rank.trace_integrity();
   std::vector<RuleOutcome> outcomes;
   outcomes.reserve(rules.selected.size());
   for (const std::string& id : rules.selected) {
@@ -120,11 +151,26 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
         continue;
       }
       std::map<std::string, int> ordinal;
+      const TraceIntegrity& integrity = ranks[r]->trace_integrity();
       for (Finding& f : outcome.findings) {
         f.rule_id = id;
-        f.location.rank = rank_names[r];
         Sanitize(f, result.warnings);
+        // The accounting invariant checks what the rules measured, before
+        // the trace's integrity caps or withholds anything.
         share_sum[r] += f.recoverable_share;
+        if (const WithheldCause* w = WithheldFor(integrity, f.cause)) {
+          std::string reason = fmt::format("{} withheld: {}", f.cause, w->reason);
+          if (not_judged_seen.insert({id, reason}).second) {
+            RuleOutcome entry;
+            entry.rule_id = id;
+            entry.applicable = false;
+            entry.not_judged_reason = std::move(reason);
+            result.not_judged.push_back(std::move(entry));
+          }
+          continue;
+        }
+        ApplyIntegrity(integrity, f);
+        f.location.rank = rank_names[r];
         int n = ordinal[f.cause]++;
         by_key[{id, f.cause, n}].emplace(r, std::move(f));
       }

@@ -7,14 +7,17 @@
 namespace tracelint {
 namespace {
 
-// Host calls that block until the device catches up.
-constexpr std::array<std::string_view, 17> kSyncCalls = {
+// Host calls that block until the device catches up, on every vendor.
+// hipMemcpyWithStream is what PyTorch on ROCm calls for a blocking copy
+// (`.cpu()`, `.item()`): synchronous despite taking a stream.
+constexpr std::array<std::string_view, 25> kSyncCalls = {
     "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
     "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol",
     "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
-    "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2", "hipStreamSynchronize",
-    "hipDeviceSynchronize", "hipEventSynchronize", "hipMemcpy",
-    "hipMemcpyDtoH"};
+    "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyHtoD",
+    "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
+    "hipMemcpy", "hipMemcpyWithStream", "hipMemcpy2D", "hipMemcpyDtoH",
+    "hipMemcpyHtoD", "hipMemcpyFromSymbol", "hipMemcpyToSymbol", "hipCtxSynchronize"};
 
 // Calls that enqueue device work (a device activity may carry their
 // correlation id).

@@ -49,6 +49,13 @@ TEST(Classify, DataLoaderSyncLaunch) {
   EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "cudaStreamSynchronize") & kFlagSyncCall);
   EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "cudaMemcpy") & kFlagSyncCall);
   EXPECT_FALSE(ClassifyFlags(EventKind::kRuntime, "cudaMemcpyAsync") & kFlagSyncCall);
+  // Blocking calls on every vendor (hipMemcpyWithStream blocks though it takes a stream).
+  for (std::string_view name : {"hipMemcpyWithStream", "hipMemcpy", "hipStreamSynchronize",
+                                "hipDeviceSynchronize", "hipEventSynchronize", "cuMemcpyDtoH_v2"}) {
+    EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, name) & kFlagSyncCall) << name;
+  }
+  EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "hipMemcpyWithStream") & kFlagLaunch);
+  EXPECT_FALSE(ClassifyFlags(EventKind::kRuntime, "hipMemcpyAsync") & kFlagSyncCall);
   EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "cudaMemcpyAsync") & kFlagLaunch);
   EXPECT_TRUE(ClassifyFlags(EventKind::kDriver, "cuLaunchKernelEx") & kFlagLaunch);
   EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "hipGraphLaunch") & kFlagGraphLaunch);

@@ -205,6 +205,51 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   w.EndObject();
 }
 
+// trace_integrity.h: the least trusted rank's checks and what they imply.
+void WriteIntegrity(JsonWriter& w, const RunIntegrity& run) {
+  w.Key("integrity");
+  if (run.worst == nullptr) {
+    w.Null();
+    return;
+  }
+  const TraceIntegrity& t = *run.worst;
+  w.BeginObject();
+  w.Key("verdict").String(IntegrityVerdictName(t.verdict));
+  w.Key("rank").Int(run.worst_rank);
+  w.Key("summary").String(t.summary);
+  w.Key("max_confidence").String(ConfidenceName(static_cast<Confidence>(t.max_confidence)));
+  w.Key("max_claim_share").Double(t.max_claim_share);
+  w.Key("withheld").BeginArray();
+  for (const WithheldCause& c : t.withheld) {
+    w.BeginObject();
+    w.Key("cause").String(c.cause);
+    w.Key("reason").String(c.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("checks").BeginArray();
+  for (const IntegrityCheck& c : t.checks) {
+    w.BeginObject();
+    w.Key("id").String(c.id);
+    w.Key("status").String(CheckStatusName(c.status));
+    w.Key("value").Double(c.value);
+    w.Key("threshold").Double(c.threshold);
+    w.Key("unit").String(c.unit);
+    w.Key("reason").String(c.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("ranks").BeginArray();
+  for (const auto& [rank, verdict] : run.per_rank) {
+    w.BeginObject();
+    w.Key("rank").Int(rank);
+    w.Key("verdict").String(IntegrityVerdictName(verdict));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteFinding(JsonWriter& w, const Finding& f) {
   w.BeginObject();
   w.Key("rule_id").String(f.rule_id);
@@ -318,6 +363,7 @@ std::string RenderJsonReport(const ReportInput& input) {
     w.Null();
   }
 
+  WriteIntegrity(w, SummarizeIntegrity(input));
   w.Key("findings").BeginArray();
   for (const Finding& f : input.findings) WriteFinding(w, f);
   w.EndArray();

@@ -187,4 +187,22 @@ int RankOf(const Timeline& tl, size_t position) {
   return tl.metadata().rank >= 0 ? tl.metadata().rank : static_cast<int>(position);
 }
 
+RunIntegrity SummarizeIntegrity(const ReportInput& input) {
+  RunIntegrity out;
+  for (size_t i = 0; i < input.ranks.size() && i < input.contexts.size(); ++i) {
+    const TraceIntegrity& t = input.contexts[i]->trace_integrity();
+    int rank = RankOf(*input.ranks[i], i);
+    out.per_rank.emplace_back(rank, t.verdict);
+    if (out.worst == nullptr || t.verdict > out.worst->verdict) {
+      out.worst = &t;
+      out.worst_rank = rank;
+    }
+  }
+  if (out.worst == nullptr) return out;
+  out.line = fmt::format("Trace integrity{}: {}",
+                         input.ranks.size() > 1 ? fmt::format(" (rank {})", out.worst_rank) : "",
+                         out.worst->summary);
+  return out;
+}
+
 }  // namespace tracelint

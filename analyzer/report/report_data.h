@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/analysis/step_metrics.h"
+#include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/report/report.h"
 
 namespace tracelint {
@@ -51,6 +52,16 @@ struct Verdict {
   std::string line;        // "Verdict: input (rank 0: data loader idle, 52% of the step)"
 };
 Verdict ComputeVerdict(const ReportInput& input);
+
+// The run's trace integrity as reports show it: the least trusted rank's
+// (the first of equals), and every rank's verdict.
+struct RunIntegrity {
+  const TraceIntegrity* worst = nullptr;  // nullptr: no rank analysed
+  int worst_rank = -1;
+  std::vector<std::pair<int, IntegrityVerdict>> per_rank;
+  std::string line;  // "Trace integrity: trusted" (+ rank when several)
+};
+RunIntegrity SummarizeIntegrity(const ReportInput& input);
 
 // "GPU 0" / "host" for a device index.
 std::string DeviceLabel(int device);

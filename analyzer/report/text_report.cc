@@ -227,6 +227,8 @@ void Diagnostics(std::string& out, const ReportInput& in) {
 }
 
 void Findings(std::string& out, const ReportInput& in) {
+  RunIntegrity integrity = SummarizeIntegrity(in);
+  if (!integrity.line.empty()) out += fmt::format("\n{}\n", integrity.line);
   Section(out, "Findings (ranked by recoverable step time)");
   if (in.findings.empty()) out += "  none\n";
   int index = 0;

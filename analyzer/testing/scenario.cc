@@ -1,6 +1,7 @@
 #include "analyzer/testing/scenario.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "analyzer/base/strings.h"
@@ -328,8 +329,8 @@ Scenario& Scenario::CopyD2H(int64_t bytes, TimeNs dur_ns, MemorySpace dst,
 }
 
 Scenario& Scenario::CopySync(bool to_host, int64_t bytes, TimeNs dur_ns,
-                             const CopyOptions& options) {
-  Copy("cudaMemcpy",
+                             const CopyOptions& options, std::string_view api) {
+  Copy(api,
        to_host ? "Memcpy DtoH (Device -> Pageable)" : "Memcpy HtoD (Pageable -> Device)", bytes,
        dur_ns, options, /*host_waits=*/true);
   return *this;
@@ -365,8 +366,8 @@ Scenario& Scenario::AllReduce(int64_t bytes, TimeNs dur_ns, StreamRef stream) {
   return *this;
 }
 
-Scenario& Scenario::Sync(StreamRef stream) {
-  size_t call = RuntimeCall("cudaStreamSynchronize", kSyncCallNs);
+Scenario& Scenario::Sync(StreamRef stream, std::string_view api) {
+  size_t call = RuntimeCall(api, kSyncCallNs);
   ExtendCallTo(call, stream_free_ns(stream));
   return *this;
 }
@@ -408,6 +409,35 @@ Scenario& Scenario::GraphLaunch(const std::vector<std::pair<std::string, TimeNs>
   }
   // Kineto draws one arrow per launch; the replayed kernels share its id.
   if (flows_.size() > flows_before + 1) flows_.resize(flows_before + 1);
+  return *this;
+}
+
+Scenario& Scenario::HostCall(std::string_view name, TimeNs dur_ns) {
+  RuntimeCall(name, dur_ns);
+  return *this;
+}
+
+Scenario& Scenario::Edit(const std::function<bool(ScenarioEvent&)>& edit) {
+  std::vector<size_t> new_index(events_.size(), SIZE_MAX);
+  std::vector<ScenarioEvent> kept;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    ScenarioEvent e = events_[i];
+    if (!edit(e)) continue;
+    new_index[i] = kept.size();
+    kept.push_back(std::move(e));
+  }
+  std::vector<Flow> flows;
+  for (const Flow& f : flows_) {
+    if (new_index[f.from] != SIZE_MAX && new_index[f.to] != SIZE_MAX) {
+      flows.push_back({f.id, new_index[f.from], new_index[f.to]});
+    }
+  }
+  for (auto& [tid, t] : threads_) {
+    std::erase_if(t.open, [&](size_t i) { return new_index[i] == SIZE_MAX; });
+    for (size_t& i : t.open) i = new_index[i];
+  }
+  events_ = std::move(kept);
+  flows_ = std::move(flows);
   return *this;
 }
 

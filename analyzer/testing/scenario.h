@@ -23,6 +23,7 @@
 //   absl::StatusOr<Timeline> tl = s.BuildTimeline();
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -168,12 +169,14 @@ class Scenario {
   // cudaMemcpyAsync D2H; like H2D, a pageable destination blocks the host.
   Scenario& CopyD2H(int64_t bytes, TimeNs dur_ns, MemorySpace dst, const CopyOptions& options = {});
   // Synchronous cudaMemcpy (D2H when to_host, else H2D): blocks until done.
-  Scenario& CopySync(bool to_host, int64_t bytes, TimeNs dur_ns, const CopyOptions& options = {});
+  // `api` names the call (hipMemcpyWithStream on ROCm).
+  Scenario& CopySync(bool to_host, int64_t bytes, TimeNs dur_ns, const CopyOptions& options = {},
+                     std::string_view api = "cudaMemcpy");
   Scenario& Memset(int64_t bytes, TimeNs dur_ns, const CopyOptions& options = {});
   // record_param_comms + NCCL kernel on `stream` (default: the comm stream).
   Scenario& AllReduce(int64_t bytes, TimeNs dur_ns, StreamRef stream = {0, kCommStream});
   // cudaStreamSynchronize: the host blocks until the stream is free.
-  Scenario& Sync(StreamRef stream = {});
+  Scenario& Sync(StreamRef stream = {}, std::string_view api = "cudaStreamSynchronize");
   // cudaDeviceSynchronize on one device.
   Scenario& DeviceSync(int device = 0);
   // `waiter` waits (device side) for the work queued on `on`
@@ -186,6 +189,15 @@ class Scenario {
   // launch's correlation id (as CUPTI reports them).
   Scenario& GraphLaunch(const std::vector<std::pair<std::string, TimeNs>>& kernels,
                         StreamRef stream = {});
+
+  // A runtime call of dur_ns that puts no work on the device (e.g. a
+  // cudaStreamSynchronize waiting on work the trace lost).
+  Scenario& HostCall(std::string_view name, TimeNs dur_ns);
+  // Rewrites the recorded events, for traces that lost or shifted records
+  // (GPU-only or host-only captures, filtered files, clock skew): `edit` may
+  // change an event and returns false to drop it; flows to dropped events go
+  // too. Call it last, with every scope closed.
+  Scenario& Edit(const std::function<bool(ScenarioEvent&)>& edit);
 
   // ---- outputs
   const std::vector<ScenarioEvent>& events() const { return events_; }

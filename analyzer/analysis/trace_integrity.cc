@@ -1,0 +1,429 @@
+#include "analyzer/analysis/trace_integrity.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/steps.h"
+#include "analyzer/base/strings.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace tracelint {
+namespace {
+
+constexpr int kInferred = 0;  // Confidence::kInferred
+
+// What one pass over the slices counts.
+struct Census {
+  int64_t events = 0;
+  int64_t host_ops = 0;        // cpu_op / user annotation, step markers excluded
+  int64_t runtime_calls = 0;   // cuda/hip runtime and driver calls
+  int64_t device_activities = 0;
+  int64_t unlinked = 0;        // device activities with no launch call
+  int64_t graph_replayed = 0;  // linked to a graph launch
+  int64_t launch_calls = 0;    // kernel launch calls (graph launches excluded)
+  int64_t empty_launches = 0;  // of those, with no device activity
+  int64_t dropped_markers = 0;
+  int64_t skewed = 0;          // started before their launch call began
+  TimeNs max_skew_ns = 0;
+};
+
+Census Count(const Timeline& tl) {
+  const SliceColumns& c = tl.slices();
+  Census n;
+  n.events = static_cast<int64_t>(c.size());
+  std::vector<bool> has_activity(c.size(), false);
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (IsDeviceActivity(c.kind[s]) && c.launch[s] != kNoIndex) has_activity[c.launch[s]] = true;
+  }
+  for (SliceId s = 0; s < c.size(); ++s) {
+    EventKind k = c.kind[s];
+    if (IsDeviceActivity(k)) {
+      ++n.device_activities;
+      SliceId launch = c.launch[s];
+      if (launch == kNoIndex) {
+        ++n.unlinked;
+        continue;
+      }
+      if (tl.HasFlag(launch, kFlagGraphLaunch)) ++n.graph_replayed;
+      TimeNs early_ns = c.ts_ns[launch] - c.ts_ns[s];
+      if (early_ns > kSkewToleranceNs) {
+        ++n.skewed;
+        n.max_skew_ns = std::max(n.max_skew_ns, early_ns);
+      }
+      continue;
+    }
+    if (k == EventKind::kRuntime || k == EventKind::kDriver) {
+      ++n.runtime_calls;
+      // Kernel launches only: copy and memset calls may legitimately move
+      // nothing (zero bytes).
+      std::string_view name = tl.str(c.name[s]);
+      if (tl.HasFlag(s, kFlagLaunch) && !tl.HasFlag(s, kFlagGraphLaunch) &&
+          ContainsIgnoreCase(name, "Launch")) {
+        ++n.launch_calls;
+        if (!has_activity[s]) ++n.empty_launches;
+      }
+    }
+    if ((k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) &&
+        !tl.HasFlag(s, kFlagStepMarker)) {
+      ++n.host_ops;
+    }
+    // Profilers that lose records say so with an event of their own
+    // ("CUPTI dropped records", buffer overflow markers).
+    if ((k == EventKind::kOverhead || k == EventKind::kInstant || k == EventKind::kOther) &&
+        (ContainsIgnoreCase(tl.str(c.name[s]), "dropped") ||
+         ContainsIgnoreCase(tl.str(c.name[s]), "overflow"))) {
+      ++n.dropped_markers;
+    }
+  }
+  n.dropped_markers += tl.diagnostics().Count("xspace_profiler_error");
+  return n;
+}
+
+IntegrityCheck Check(std::string id, CheckStatus status, double value, double threshold,
+                     std::string unit, std::string reason) {
+  return {std::move(id), status, value, threshold, std::move(unit), std::move(reason)};
+}
+
+// Host-attributed idle causes: what a capture without host events cannot tell.
+const std::vector<IdleCause>& HostCauses() {
+  static const std::vector<IdleCause> causes = {
+      IdleCause::kDataLoader,     IdleCause::kSyncCall,       IdleCause::kPageableCopy,
+      IdleCause::kHostSideOp,     IdleCause::kLaunchOverhead, IdleCause::kLaunchStall,
+      IdleCause::kOtherHostWork,  IdleCause::kHostSilent};
+  return causes;
+}
+
+struct MissingWork {
+  int64_t calls = 0;
+  TimeNs idle_ns = 0;            // device idle inside those waits
+  TimeNs longest_wait_ns = 0;
+  std::string longest_name;
+  std::vector<std::pair<TimeNs, TimeNs>> windows;
+};
+
+// Synchronizing calls that wait long while every device of the rank is
+// idle: a wait needs device work to wait for, so that work is missing from
+// the file (sliced out, or shifted by clock skew).
+MissingWork FindMissingWork(AnalysisContext& ctx) {
+  const Timeline& tl = ctx.timeline();
+  const SliceColumns& c = tl.slices();
+  MissingWork out;
+  const std::vector<DeviceActivity>& devices = ctx.device_activity();
+  if (devices.empty()) return out;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!tl.HasFlag(s, kFlagSyncCall) && !tl.HasFlag(s, kFlagImplicitSync)) continue;
+    if (c.dur_ns[s] < kMissingWorkIdleNs) continue;
+    // An implicit sync op contains its sync call; count the outermost once.
+    SliceId p = c.parent[s];
+    bool nested = false;
+    for (; p != kNoIndex; p = c.parent[p]) {
+      if (tl.HasFlag(p, kFlagSyncCall) || tl.HasFlag(p, kFlagImplicitSync)) nested = true;
+    }
+    if (nested) continue;
+    TimeNs start_ns = c.ts_ns[s];
+    TimeNs end_ns = c.end_ns(s);
+    TimeNs busy_ns = 0;
+    for (const DeviceActivity& d : devices) {
+      busy_ns = std::max(busy_ns, d.all.OverlapNs(start_ns, end_ns));
+    }
+    TimeNs idle_ns = c.dur_ns[s] - busy_ns;
+    if (idle_ns < kMissingWorkIdleNs || 2 * idle_ns < c.dur_ns[s]) continue;
+    ++out.calls;
+    out.idle_ns += idle_ns;
+    out.windows.emplace_back(start_ns, end_ns);
+    if (c.dur_ns[s] > out.longest_wait_ns) {
+      out.longest_wait_ns = c.dur_ns[s];
+      out.longest_name = std::string(tl.str(c.name[s]));
+    }
+  }
+  return out;
+}
+
+// Idle causes with at least kMissingWorkCauseShare of their time inside
+// the windows where device work is missing.
+std::vector<IdleCause> CausesInWindows(const IdleAttribution& idle,
+                                       const std::vector<std::pair<TimeNs, TimeNs>>& windows) {
+  std::vector<TimeNs> inside(kIdleCauseCount, 0);
+  for (const IdlePiece& p : idle.pieces) {
+    for (const auto& [a, b] : windows) {
+      TimeNs from = std::max(a, p.start_ns);
+      TimeNs to = std::min(b, p.end_ns);
+      if (to > from) inside[static_cast<int>(p.cause)] += to - from;
+    }
+  }
+  std::vector<IdleCause> out;
+  for (int i = 0; i < kIdleCauseCount; ++i) {
+    TimeNs total = idle.total_ns[i];
+    if (total > 0 && static_cast<double>(inside[i]) >=
+                         kMissingWorkCauseShare * static_cast<double>(total)) {
+      out.push_back(static_cast<IdleCause>(i));
+    }
+  }
+  return out;
+}
+
+// Steps whose device work is far below the median step's: device records
+// are missing from them (the trailing incomplete step is already dropped).
+IntegrityCheck StepWorkCheck(const StepSet& steps) {
+  if (!steps.from_markers || steps.steps.size() < 3) {
+    return Check("step_device_work", CheckStatus::kNotApplicable, 0, kStepWorkMinShare, "count",
+                 "fewer than 3 complete steps to compare");
+  }
+  std::vector<int64_t> counts;
+  for (const Step& s : steps.steps) counts.push_back(s.device_activities);
+  std::vector<int64_t> sorted = counts;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  int64_t median = sorted[sorted.size() / 2];
+  std::vector<int64_t> short_steps;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (static_cast<double>(counts[i]) < kStepWorkMinShare * static_cast<double>(median)) {
+      short_steps.push_back(steps.steps[i].number);
+    }
+  }
+  if (short_steps.empty()) {
+    return Check("step_device_work", CheckStatus::kOk, 0, 1, "count",
+                 fmt::format("every step has at least {:.0f}% of the median step's {} device "
+                             "activities",
+                             kStepWorkMinShare * 100, median));
+  }
+  return Check("step_device_work", CheckStatus::kLimited, static_cast<double>(short_steps.size()),
+               1, "count",
+               fmt::format("{} step(s) ({}) have under {:.0f}% of the median step's {} device "
+                           "activities: device records are missing from them",
+                           short_steps.size(), fmt::join(short_steps, ", "),
+                           kStepWorkMinShare * 100, median));
+}
+
+void Withhold(TraceIntegrity& out, IdleCause cause, const std::string& reason) {
+  std::string name(IdleCauseName(cause));
+  for (const WithheldCause& w : out.withheld) {
+    if (w.cause == name) return;
+  }
+  out.withheld.push_back({std::move(name), reason});
+}
+
+}  // namespace
+
+std::string_view IntegrityVerdictName(IntegrityVerdict v) {
+  switch (v) {
+    case IntegrityVerdict::kTrusted: return "trusted";
+    case IntegrityVerdict::kLimited: return "limited";
+    case IntegrityVerdict::kUntrusted: return "untrusted";
+  }
+  return "untrusted";
+}
+
+std::string_view CheckStatusName(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kOk: return "ok";
+    case CheckStatus::kNotApplicable: return "n/a";
+    case CheckStatus::kLimited: return "limited";
+    case CheckStatus::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
+  const Timeline& tl = ctx.timeline();
+  const StepSet& steps = ctx.steps();
+  Census n = Count(tl);
+  TraceIntegrity out;
+  auto lower = [&out](int confidence) { out.max_confidence = std::min(out.max_confidence, confidence); };
+
+  // fragment: a handful of events, or step markers without one complete step.
+  bool few_events = n.events < kFragmentMinEvents;
+  bool no_step = steps.steps.empty() && (steps.from_markers || steps.dropped_incomplete > 0);
+  if (few_events || no_step) {
+    out.checks.push_back(Check(
+        "fragment", CheckStatus::kFailed, static_cast<double>(n.events),
+        static_cast<double>(kFragmentMinEvents), "count",
+        few_events ? fmt::format("only {} events: a fragment, not a profile of the job", n.events)
+                   : "step markers but no complete step: a fragment of the job"));
+    out.max_claim_share = kFragmentMaxClaimShare;
+    lower(kInferred);
+  } else {
+    out.checks.push_back(Check("fragment", CheckStatus::kOk, static_cast<double>(n.events),
+                               static_cast<double>(kFragmentMinEvents), "count",
+                               fmt::format("{} events, {} complete step(s){}", n.events,
+                                           steps.steps.size(),
+                                           steps.from_markers ? "" : " (one window, no markers)")));
+  }
+
+  // host_events: a GPU-only capture cannot say what the host did.
+  bool has_host = n.host_ops + n.runtime_calls > 0;
+  if (n.device_activities == 0) {
+    out.checks.push_back(Check("host_events", CheckStatus::kNotApplicable,
+                               static_cast<double>(n.host_ops + n.runtime_calls), 1, "count",
+                               "no device work to explain"));
+  } else if (!has_host) {
+    std::string why = "GPU-only capture: no host events, so no idle time can be charged to a host "
+                      "cause";
+    out.checks.push_back(Check("host_events", CheckStatus::kLimited, 0, 1, "count", why));
+    for (IdleCause cause : HostCauses()) Withhold(out, cause, why);
+  } else {
+    out.checks.push_back(Check("host_events", CheckStatus::kOk,
+                               static_cast<double>(n.host_ops + n.runtime_calls), 1, "count",
+                               fmt::format("{} host ops, {} runtime calls", n.host_ops,
+                                           n.runtime_calls)));
+  }
+
+  // device_events: a host-only capture has nothing for the device rules.
+  if (n.device_activities == 0) {
+    out.checks.push_back(Check("device_events", CheckStatus::kLimited, 0, 1, "count",
+                               has_host ? "host-only capture: no device activity, so no GPU "
+                                          "finding can be judged"
+                                        : "no device activity"));
+  } else {
+    out.checks.push_back(Check("device_events", CheckStatus::kOk,
+                               static_cast<double>(n.device_activities), 1, "count",
+                               fmt::format("{} device activities", n.device_activities)));
+  }
+
+  // filtered: host ops and device work kept, every runtime call removed.
+  if (n.device_activities > 0 && n.host_ops > 0 && n.runtime_calls == 0) {
+    out.checks.push_back(Check("filtered", CheckStatus::kLimited, 0, 1, "count",
+                               "host ops and device work but no runtime calls: a filtered or "
+                               "re-serialized file; idle time cannot be tied to launches"));
+    lower(kInferred);
+  } else {
+    out.checks.push_back(Check("filtered", n.device_activities > 0 ? CheckStatus::kOk
+                                                                   : CheckStatus::kNotApplicable,
+                               static_cast<double>(n.runtime_calls), 1, "count",
+                               fmt::format("{} runtime calls", n.runtime_calls)));
+  }
+
+  // launch_links: device work with no launch (dropped records, graph replays
+  // without their launch, lost correlation ids): its gaps are unattributed.
+  double unlinked_share = n.device_activities > 0
+                              ? static_cast<double>(n.unlinked) / n.device_activities
+                              : 0;
+  if (n.device_activities == 0) {
+    out.checks.push_back(Check("launch_links", CheckStatus::kNotApplicable, 0,
+                               kUnlinkedLimitedShare, "share", "no device work"));
+  } else {
+    bool limited = unlinked_share >= kUnlinkedLimitedShare;
+    out.checks.push_back(Check(
+        "launch_links", limited ? CheckStatus::kLimited : CheckStatus::kOk, unlinked_share,
+        kUnlinkedLimitedShare, "share",
+        fmt::format("{} of {} device activities have no launch call{}{}", n.unlinked,
+                    n.device_activities,
+                    n.graph_replayed > 0
+                        ? fmt::format(" ({} more are graph replays)", n.graph_replayed)
+                        : std::string(),
+                    limited ? ": the idle time they end is unattributed" : "")));
+  }
+
+  // empty_launches: launch calls whose device work never shows up.
+  double empty_share =
+      n.launch_calls > 0 ? static_cast<double>(n.empty_launches) / n.launch_calls : 0;
+  if (n.launch_calls == 0) {
+    out.checks.push_back(Check("empty_launches", CheckStatus::kNotApplicable, 0,
+                               kEmptyLaunchLimitedShare, "share", "no kernel launch calls"));
+  } else if (empty_share >= kEmptyLaunchLimitedShare &&
+             n.empty_launches >= kEmptyLaunchMinCount) {
+    out.checks.push_back(Check(
+        "empty_launches", CheckStatus::kLimited, empty_share, kEmptyLaunchLimitedShare, "share",
+        fmt::format("{} of {} kernel launch calls have no device activity: device records were "
+                    "dropped, or the launches were captured into a graph; device idle is "
+                    "overstated",
+                    n.empty_launches, n.launch_calls)));
+    lower(kInferred);
+  } else {
+    out.checks.push_back(Check("empty_launches", CheckStatus::kOk, empty_share,
+                               kEmptyLaunchLimitedShare, "share",
+                               fmt::format("{} of {} kernel launch calls have no device activity",
+                                           n.empty_launches, n.launch_calls)));
+  }
+
+  // dropped_records: the profiler said it lost records.
+  if (n.dropped_markers > 0) {
+    out.checks.push_back(Check("dropped_records", CheckStatus::kLimited,
+                               static_cast<double>(n.dropped_markers), 1, "count",
+                               fmt::format("{} dropped-record marker(s): some activity is missing, "
+                                           "so idle time may be overstated",
+                                           n.dropped_markers)));
+    lower(kInferred);
+  } else {
+    out.checks.push_back(Check("dropped_records", CheckStatus::kOk, 0, 1, "count",
+                               "no dropped-record markers"));
+  }
+
+  // clock_skew: device work that starts before the call that launched it.
+  int64_t linked = n.device_activities - n.unlinked;
+  if (linked == 0) {
+    out.checks.push_back(Check("clock_skew", CheckStatus::kNotApplicable, 0,
+                               static_cast<double>(kSkewToleranceNs), "ns",
+                               "no launch-linked device work to compare clocks"));
+  } else if (n.skewed == 0) {
+    out.checks.push_back(Check("clock_skew", CheckStatus::kOk, 0,
+                               static_cast<double>(kSkewToleranceNs), "ns",
+                               "no device work starts before its launch"));
+  } else {
+    bool failed = n.max_skew_ns >= kSkewFailedNs;
+    std::string why = fmt::format(
+        "{} of {} linked device activities start before their launch call (up to {}): host and "
+        "device clocks disagree",
+        n.skewed, linked, FormatDurationNs(n.max_skew_ns));
+    out.checks.push_back(Check("clock_skew", failed ? CheckStatus::kFailed : CheckStatus::kLimited,
+                               static_cast<double>(n.max_skew_ns),
+                               static_cast<double>(kSkewToleranceNs), "ns", why));
+    lower(kInferred);
+    if (failed) {
+      // Every idle cause compares the two clocks (the launched-before test,
+      // the host events cut into a device gap): none can be told.
+      for (int i = 0; i < kIdleCauseCount; ++i) {
+        if (static_cast<IdleCause>(i) != IdleCause::kUnattributed) {
+          Withhold(out, static_cast<IdleCause>(i), why);
+        }
+      }
+    }
+  }
+
+  // missing_device_work: long waits on an idle device.
+  MissingWork missing = FindMissingWork(ctx);
+  if (missing.calls == 0) {
+    out.checks.push_back(Check("missing_device_work",
+                               n.device_activities > 0 ? CheckStatus::kOk
+                                                       : CheckStatus::kNotApplicable,
+                               0, static_cast<double>(kMissingWorkIdleNs), "ns",
+                               "no synchronizing call waits on an idle device"));
+  } else {
+    std::string why = fmt::format(
+        "{} synchronizing call(s) wait with the device idle for {} in all (longest: {} of {}): "
+        "device work is missing from the file (a sliced trace or clock skew)",
+        missing.calls, FormatDurationNs(missing.idle_ns), missing.longest_name,
+        FormatDurationNs(missing.longest_wait_ns));
+    out.checks.push_back(Check("missing_device_work", CheckStatus::kFailed,
+                               static_cast<double>(missing.idle_ns),
+                               static_cast<double>(kMissingWorkIdleNs), "ns", why));
+    for (IdleCause cause : CausesInWindows(ctx.idle_attribution(), missing.windows)) {
+      Withhold(out, cause, why);
+    }
+  }
+
+  out.checks.push_back(StepWorkCheck(steps));
+  // Idle in a step without its device work is overstated.
+  if (out.checks.back().status == CheckStatus::kLimited) lower(kInferred);
+
+  // Verdict and one line.
+  std::vector<std::string> reasons;
+  for (const IntegrityCheck& check : out.checks) {
+    if (check.status == CheckStatus::kFailed) {
+      out.verdict = IntegrityVerdict::kUntrusted;
+      reasons.push_back(check.reason);
+    } else if (check.status == CheckStatus::kLimited) {
+      if (out.verdict == IntegrityVerdict::kTrusted) out.verdict = IntegrityVerdict::kLimited;
+      reasons.push_back(check.reason);
+    }
+  }
+  out.summary = std::string(IntegrityVerdictName(out.verdict));
+  if (!reasons.empty()) out.summary += fmt::format(": {}", fmt::join(reasons, "; "));
+  return out;
+}
+
+}  // namespace tracelint

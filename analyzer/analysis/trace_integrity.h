@@ -1,0 +1,81 @@
+#ifndef TRACELINT_ANALYZER_ANALYSIS_TRACE_INTEGRITY_H_
+#define TRACELINT_ANALYZER_ANALYSIS_TRACE_INTEGRITY_H_
+
+// Whether one rank's trace can be trusted, checked before any finding is
+// shown (docs/trace-integrity.md). Not a rule: it finds no saving; it says
+// how far the findings may be believed. The engine applies what it implies
+// in one place (lower confidence, withhold findings, cap claims), so no rule
+// repeats these checks.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/base/time.h"
+
+namespace tracelint {
+
+class AnalysisContext;
+
+enum class IntegrityVerdict : uint8_t { kTrusted = 0, kLimited = 1, kUntrusted = 2 };
+// kOk: nothing wrong; kLimited: findings stand with less confidence or some
+// withheld; kFailed: the trace is not what it claims (a fragment, missing
+// work): what depends on it is withheld or capped. kNotApplicable: the
+// check's input is absent (no device work to link, no sync calls).
+enum class CheckStatus : uint8_t { kOk = 0, kNotApplicable = 1, kLimited = 2, kFailed = 3 };
+
+std::string_view IntegrityVerdictName(IntegrityVerdict v);  // "trusted", ...
+std::string_view CheckStatusName(CheckStatus s);            // "ok", "n/a", ...
+
+struct IntegrityCheck {
+  std::string id;        // stable: "fragment", "host_events", ...
+  CheckStatus status = CheckStatus::kOk;
+  double value = 0;      // measured, in `unit`
+  double threshold = 0;  // the value at which the check stops being ok
+  std::string unit;      // "count", "share", "ns"
+  std::string reason;    // one line, what was measured and what it means
+};
+
+// A cause whose findings are withheld, and why.
+struct WithheldCause {
+  std::string cause;   // a Finding::cause ("sync_call", "host_silent", ...)
+  std::string reason;
+};
+
+// What the checks allow. max_confidence uses the values of
+// Finding::Confidence (engine/finding.h): 0 inferred, 1 modelled, 2 measured.
+struct TraceIntegrity {
+  IntegrityVerdict verdict = IntegrityVerdict::kTrusted;
+  std::vector<IntegrityCheck> checks;  // in a fixed order
+  int max_confidence = 2;
+  double max_claim_share = 1.0;        // 0.5 on a fragment
+  std::vector<WithheldCause> withheld;
+  std::string summary;  // "trusted" or "limited: <first reasons>"
+};
+
+// Thresholds (documented in docs/trace-integrity.md).
+inline constexpr int64_t kFragmentMinEvents = 100;
+inline constexpr double kFragmentMaxClaimShare = 0.5;
+inline constexpr double kUnlinkedLimitedShare = 0.10;
+// Launch calls with no device work: records dropped, or launches captured
+// into a CUDA/HIP graph (which run later, as a replay).
+inline constexpr double kEmptyLaunchLimitedShare = 0.5;
+inline constexpr int64_t kEmptyLaunchMinCount = 10;
+// A sync call waiting this long with the device idle means device work is
+// missing from the file (a sliced trace or clock skew).
+inline constexpr TimeNs kMissingWorkIdleNs = 100 * kNsPerMs;
+// A cause with at least this share of its idle inside such waits is withheld.
+inline constexpr double kMissingWorkCauseShare = 0.25;
+// Device work starting before its launch call began is impossible on one
+// clock; more than this is skew, not rounding.
+inline constexpr TimeNs kSkewToleranceNs = 2 * kNsPerUs;
+inline constexpr TimeNs kSkewFailedNs = 1 * kNsPerMs;
+// A step with fewer device activities than this share of the median step.
+inline constexpr double kStepWorkMinShare = 0.5;
+
+TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_ANALYZER_ANALYSIS_TRACE_INTEGRITY_H_

@@ -1,0 +1,255 @@
+#include "analyzer/analysis/trace_integrity.h"
+
+#include <memory>
+#include <string>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/testing/scenario.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+using testing::DeviceSpec;
+using testing::Scenario;
+using testing::ScenarioEvent;
+
+struct Analysed {
+  Timeline tl;
+  std::unique_ptr<AnalysisContext> ctx;
+  const TraceIntegrity& integrity() { return ctx->trace_integrity(); }
+};
+
+std::unique_ptr<Analysed> Analyse(const Scenario& s) {
+  absl::StatusOr<Timeline> tl = s.BuildTimeline();
+  EXPECT_TRUE(tl.ok()) << tl.status();
+  auto out = std::make_unique<Analysed>();
+  out->tl = std::move(*tl);
+  out->ctx = std::make_unique<AnalysisContext>(out->tl);
+  return out;
+}
+
+const IntegrityCheck& CheckOf(const TraceIntegrity& t, std::string_view id) {
+  for (const IntegrityCheck& c : t.checks) {
+    if (c.id == id) return c;
+  }
+  static const IntegrityCheck kMissing{"missing", CheckStatus::kFailed, 0, 0, "", ""};
+  ADD_FAILURE() << "no check " << id;
+  return kMissing;
+}
+
+bool Withheld(const TraceIntegrity& t, std::string_view cause) {
+  for (const WithheldCause& w : t.withheld) {
+    if (w.cause == cause) return true;
+  }
+  return false;
+}
+
+// A healthy profile: 5 steps of a data-loader fetch and 10 op + kernel pairs.
+Scenario Healthy(int steps = 5) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= steps; ++k) {
+    s.BeginStep(k).DataLoaderNext(100 * kNsPerUs);
+    s.OpKernels("aten::mm", "ampere_sgemm_128x64_nn", 10, 200 * kNsPerUs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  return s;
+}
+
+bool IsDeviceCat(const ScenarioEvent& e) {
+  return e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset";
+}
+
+TEST(TraceIntegrityTest, HealthyTraceIsTrusted) {
+  auto a = Analyse(Healthy());
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kTrusted) << t.summary;
+  EXPECT_EQ(t.summary, "trusted");
+  EXPECT_EQ(t.max_confidence, 2);
+  EXPECT_EQ(t.max_claim_share, 1.0);
+  EXPECT_TRUE(t.withheld.empty());
+  for (const IntegrityCheck& c : t.checks) {
+    EXPECT_TRUE(c.status == CheckStatus::kOk || c.status == CheckStatus::kNotApplicable)
+        << c.id << ": " << c.reason;
+  }
+  EXPECT_EQ(t.checks.size(), 10u);
+}
+
+TEST(TraceIntegrityTest, FewEventsAreAFragment) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1).HostOp("aten::copy_", kNsPerMs).Kernel("k", kNsPerMs).Sync().EndStep();
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(CheckOf(t, "fragment").status, CheckStatus::kFailed);
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kUntrusted);
+  EXPECT_EQ(t.max_claim_share, kFragmentMaxClaimShare);
+  EXPECT_EQ(t.max_confidence, 0);
+  EXPECT_NE(t.summary.find("a fragment"), std::string::npos) << t.summary;
+}
+
+TEST(TraceIntegrityTest, GpuOnlyCaptureWithholdsHostCauses) {
+  Scenario s = Healthy(12);  // enough device events not to be a fragment
+  s.Edit(IsDeviceCat);
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(CheckOf(t, "host_events").status, CheckStatus::kLimited);
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
+  for (std::string_view cause : {"data_loader", "sync_call", "host_side_op", "launch_overhead",
+                                 "launch_stall", "other_host_work", "host_silent"}) {
+    EXPECT_TRUE(Withheld(t, cause)) << cause;
+  }
+  EXPECT_FALSE(Withheld(t, "device_wait_other"));
+}
+
+TEST(TraceIntegrityTest, HostOnlyCaptureHasNoDeviceEvents) {
+  Scenario s = Healthy();
+  s.Edit([](ScenarioEvent& e) { return !IsDeviceCat(e); });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(CheckOf(t, "device_events").status, CheckStatus::kLimited);
+  EXPECT_NE(CheckOf(t, "device_events").reason.find("host-only"), std::string::npos);
+  EXPECT_EQ(CheckOf(t, "host_events").status, CheckStatus::kNotApplicable);
+  EXPECT_EQ(CheckOf(t, "launch_links").status, CheckStatus::kNotApplicable);
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
+}
+
+TEST(TraceIntegrityTest, FilteredFileWithoutRuntimeCalls) {
+  Scenario s = Healthy();
+  s.Edit([](ScenarioEvent& e) { return e.cat != "cuda_runtime"; });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(CheckOf(t, "filtered").status, CheckStatus::kLimited);
+  EXPECT_EQ(CheckOf(t, "launch_links").status, CheckStatus::kLimited);
+  EXPECT_EQ(CheckOf(t, "launch_links").value, 1.0);
+  EXPECT_EQ(t.max_confidence, 0);
+}
+
+TEST(TraceIntegrityTest, KernelsWithoutLaunches) {
+  Scenario s = Healthy();
+  // Lost correlation ids: the runtime calls stay, the links go.
+  s.Edit([](ScenarioEvent& e) {
+    if (IsDeviceCat(e)) e.correlation = 0;
+    return true;
+  });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(CheckOf(t, "filtered").status, CheckStatus::kOk);
+  const IntegrityCheck& links = CheckOf(t, "launch_links");
+  EXPECT_EQ(links.status, CheckStatus::kLimited);
+  EXPECT_EQ(links.value, 1.0);
+  EXPECT_EQ(links.threshold, kUnlinkedLimitedShare);
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
+}
+
+TEST(TraceIntegrityTest, LaunchesWithoutDeviceWork) {
+  Scenario s = Healthy();
+  // The kernels of every step but the first were not recorded.
+  TimeNs first_step_end_ns = 0;
+  for (const ScenarioEvent& e : s.events()) {
+    if (e.name == "ProfilerStep#1") first_step_end_ns = e.ts_ns + e.dur_ns;
+  }
+  s.Edit([&](ScenarioEvent& e) { return !(e.cat == "kernel" && e.ts_ns > first_step_end_ns); });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  const IntegrityCheck& empty = CheckOf(t, "empty_launches");
+  EXPECT_EQ(empty.status, CheckStatus::kLimited) << empty.reason;
+  EXPECT_DOUBLE_EQ(empty.value, 0.8);
+  EXPECT_EQ(t.max_confidence, 0);
+}
+
+TEST(TraceIntegrityTest, DroppedRecordMarker) {
+  Scenario s = Healthy();
+  // Kineto writes what the profiler lost as an event of its own.
+  s.HostOp("CUPTI dropped records", kNsPerUs);
+  s.Edit([](ScenarioEvent& e) {
+    if (e.name == "CUPTI dropped records") e.cat = "overhead";
+    return true;
+  });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  EXPECT_EQ(CheckOf(t, "dropped_records").status, CheckStatus::kLimited);
+  EXPECT_EQ(CheckOf(t, "dropped_records").value, 1);
+  EXPECT_EQ(t.max_confidence, 0);
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
+}
+
+TEST(TraceIntegrityTest, ClockSkew) {
+  for (TimeNs shift_ns : {20 * kNsPerUs, 3 * kNsPerMs}) {
+    Scenario s = Healthy();
+    // The device clock runs behind the host's.
+    s.Edit([shift_ns](ScenarioEvent& e) {
+      if (IsDeviceCat(e)) e.ts_ns -= shift_ns;
+      return true;
+    });
+    auto a = Analyse(s);
+    const TraceIntegrity& t = a->integrity();
+    const IntegrityCheck& skew = CheckOf(t, "clock_skew");
+    bool large = shift_ns >= kSkewFailedNs;
+    EXPECT_EQ(skew.status, large ? CheckStatus::kFailed : CheckStatus::kLimited) << shift_ns;
+    EXPECT_GE(skew.value, static_cast<double>(shift_ns - 10 * kNsPerUs));
+    EXPECT_EQ(t.max_confidence, 0);
+    EXPECT_EQ(Withheld(t, "device_wait_other"), large);
+    EXPECT_EQ(Withheld(t, "sync_call"), large);
+    EXPECT_EQ(Withheld(t, "data_loader"), large);
+  }
+}
+
+TEST(TraceIntegrityTest, SyncWaitingOnAnIdleDeviceMeansMissingWork) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 10, 200 * kNsPerUs, 10 * kNsPerUs).Sync();
+    // The sync waits 300 ms for work the file does not hold.
+    if (k == 2) s.HostCall("cudaStreamSynchronize", 300 * kNsPerMs);
+    s.EndStep();
+  }
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  const IntegrityCheck& missing = CheckOf(t, "missing_device_work");
+  EXPECT_EQ(missing.status, CheckStatus::kFailed);
+  EXPECT_GE(missing.value, static_cast<double>(299 * kNsPerMs));
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kUntrusted);
+  EXPECT_TRUE(Withheld(t, "sync_call"));
+  EXPECT_FALSE(Withheld(t, "other_host_work"));
+  // The same wait with the device busy is an ordinary sync.
+  Scenario busy;
+  busy.Device(DeviceSpec::A100());
+  busy.BeginStep(1).Kernel("long", 300 * kNsPerMs).Sync().EndStep();
+  for (int k = 2; k <= 4; ++k) {
+    busy.BeginStep(k).OpKernels("aten::mm", "gemm", 10, 200 * kNsPerUs, 10 * kNsPerUs).Sync();
+    busy.EndStep();
+  }
+  auto b = Analyse(busy);
+  EXPECT_EQ(CheckOf(b->integrity(), "missing_device_work").status, CheckStatus::kOk);
+}
+
+TEST(TraceIntegrityTest, StepWithMissingDeviceWork) {
+  Scenario s = Healthy(5);
+  // Step 3's kernels were not recorded (its launches were).
+  TimeNs from_ns = 0, to_ns = 0;
+  for (const ScenarioEvent& e : s.events()) {
+    if (e.name == "ProfilerStep#3") {
+      from_ns = e.ts_ns;
+      to_ns = e.ts_ns + e.dur_ns;
+    }
+  }
+  s.Edit([&](ScenarioEvent& e) {
+    return !(IsDeviceCat(e) && e.ts_ns >= from_ns && e.ts_ns < to_ns);
+  });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  const IntegrityCheck& steps = CheckOf(t, "step_device_work");
+  EXPECT_EQ(steps.status, CheckStatus::kLimited) << steps.reason;
+  EXPECT_EQ(steps.value, 1);
+  EXPECT_NE(steps.reason.find("(3)"), std::string::npos) << steps.reason;
+}
+
+TEST(TraceIntegrityTest, Names) {
+  EXPECT_EQ(IntegrityVerdictName(IntegrityVerdict::kLimited), "limited");
+  EXPECT_EQ(CheckStatusName(CheckStatus::kNotApplicable), "n/a");
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,246 @@
+// The whole ranking (every finding, in order, with cause, confidence and
+// share, plus what was withheld) for one generated trace per idle
+// attribution case of domain.md step 2-3 and per trace-integrity check
+// (docs/trace-integrity.md). A finding that appears, vanishes, moves or
+// claims more than the trace allows fails.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/trace_integrity.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
+#include "analyzer/testing/scenario.h"
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+#include "rules/all_rules.h"
+
+namespace tracelint {
+namespace {
+
+using testing::DeviceSpec;
+using testing::KernelOptions;
+using testing::Scenario;
+using testing::ScenarioEvent;
+using testing::StreamRef;
+
+// "integrity <verdict>", then "rule cause confidence share%" per finding in rank order, then
+// "withheld rule cause" per withheld finding.
+std::string Ranking(const Scenario& s) {
+  absl::StatusOr<Timeline> tl = s.BuildTimeline();
+  EXPECT_TRUE(tl.ok()) << tl.status();
+  if (!tl.ok()) return "";
+  RuleRegistry registry;
+  RegisterAllRules(registry);
+  AnalysisContext ctx(*tl);
+  std::vector<AnalysisContext*> ranks = {&ctx};
+  absl::StatusOr<EngineResult> r = RunRules(registry, EngineOptions{}, ranks);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return "";
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+  std::string out =
+      fmt::format("integrity {}\n", IntegrityVerdictName(ctx.trace_integrity().verdict));
+  for (const Finding& f : r->findings) {
+    out += fmt::format("{} {} {} {:.0f}%\n", f.rule_id, f.cause, ConfidenceName(f.confidence),
+                       f.recoverable_share * 100);
+  }
+  for (const RuleOutcome& o : r->not_judged) {
+    size_t at = o.not_judged_reason.find(" withheld: ");
+    if (at != std::string::npos) {
+      out += fmt::format("withheld {} {}\n", o.rule_id, o.not_judged_reason.substr(0, at));
+    }
+  }
+  return out;
+}
+
+bool IsDeviceCat(const ScenarioEvent& e) {
+  return e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset";
+}
+
+// Five steps: a 2 ms data-loader fetch, then 10 op + kernel pairs, a sync.
+Scenario Starved(int steps = 5) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= steps; ++k) {
+    s.BeginStep(k).DataLoaderNext(2 * kNsPerMs);
+    s.OpKernels("aten::mm", "ampere_sgemm_128x64_nn", 10, 400 * kNsPerUs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  return s;
+}
+
+// ---- Idle attribution (domain.md "Time accounting", step 2 and 3)
+
+TEST(IntegrityRankingTest, LaunchCallSpanningTheGapIsLaunchStall) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 8; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 4, kNsPerMs, 10 * kNsPerUs);
+    // The call starts while the GPU is busy and returns 2 ms after the GPU
+    // ran dry (module loading): the GPU idles inside it.
+    s.BeginOp("aten::conv2d").Kernel("conv", kNsPerMs, KernelOptions{.launch_ns = 6 * kNsPerMs});
+    s.End().Sync().EndStep();
+  }
+  EXPECT_EQ(Ranking(s),
+            "integrity trusted\n"
+            "gpu-idle-gaps launch_stall measured 29%\n");
+}
+
+TEST(IntegrityRankingTest, LaunchEndedBeforeTheGapIsDeviceWait) {
+  Scenario s;
+  s.Device(DeviceSpec::A100(0)).Device(DeviceSpec::A100(1));
+  for (int k = 1; k <= 5; ++k) {
+    s.BeginStep(k)
+        .Kernel("x", 3 * kNsPerMs, KernelOptions{.stream = {1, testing::kComputeStream}})
+        .OpKernels("aten::mm", "gemm", 4, 200 * kNsPerUs, 10 * kNsPerUs)
+        .StreamWait({0, testing::kComputeStream}, {1, testing::kComputeStream})
+        .OpKernels("aten::add", "add", 4, 200 * kNsPerUs, 10 * kNsPerUs)
+        .DeviceSync(0)
+        .DeviceSync(1)
+        .EndStep();
+  }
+  EXPECT_EQ(Ranking(s),
+            "integrity trusted\n"
+            "gpu-idle-gaps device_wait_other measured 29%\n"
+            "host-side-ops sync_call measured 11%\n");
+}
+
+TEST(IntegrityRankingTest, SlowLaunchAfterSyncIsLaunchStallNotSync) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 8; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 4, kNsPerMs, 10 * kNsPerUs).Sync();
+    s.BeginOp("aten::mul").Kernel("mul", kNsPerMs, KernelOptions{.launch_ns = kNsPerMs}).End();
+    s.Sync().EndStep();
+  }
+  EXPECT_EQ(Ranking(s),
+            "integrity trusted\n"
+            "gpu-idle-gaps launch_stall measured 17%\n");
+}
+
+TEST(IntegrityRankingTest, HipBlockingCopyIsSyncCall) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 8; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 4, kNsPerMs, 10 * kNsPerUs);
+    s.BeginOp("aten::to").Sync({}, "hipMemcpyWithStream").End();
+    s.HostOp("log_metrics", 2 * kNsPerMs).EndStep();
+  }
+  EXPECT_EQ(Ranking(s),
+            "integrity trusted\n"
+            "host-side-ops sync_call measured 33%\n");
+}
+
+// ---- Trace integrity, one trace per check
+
+TEST(IntegrityRankingTest, HealthyBaseline) { EXPECT_EQ(Ranking(Starved()),
+            "integrity trusted\n"
+            "gpu-idle-gaps data_loader measured 33%\n"
+            "tensor-cores-idle no_tensor_cores inferred 33%\n"); }
+
+TEST(IntegrityRankingTest, FragmentCapsClaimsAtHalfTheStep) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1).DataLoaderNext(20 * kNsPerMs).Kernel("k", kNsPerMs).Sync().EndStep();
+  EXPECT_EQ(Ranking(s),
+            "integrity untrusted\n"
+            "gpu-idle-gaps data_loader inferred 50%\n");
+}
+
+TEST(IntegrityRankingTest, GpuOnlyCapture) {
+  Scenario s = Starved(12);  // enough device events not to be a fragment
+  s.Edit(IsDeviceCat);
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n"
+            "tensor-cores-idle no_tensor_cores inferred 34%\n");
+}
+
+TEST(IntegrityRankingTest, HostOnlyCapture) {
+  Scenario s = Starved();
+  s.Edit([](ScenarioEvent& e) { return !IsDeviceCat(e); });
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n");
+}
+
+TEST(IntegrityRankingTest, FilteredFile) {
+  Scenario s = Starved();
+  s.Edit([](ScenarioEvent& e) { return e.cat != "cuda_runtime"; });
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n"
+            "tensor-cores-idle no_tensor_cores inferred 33%\n");
+}
+
+TEST(IntegrityRankingTest, KernelsWithoutLaunches) {
+  Scenario s = Starved();
+  s.Edit([](ScenarioEvent& e) {
+    if (IsDeviceCat(e)) e.correlation = 0;
+    return true;
+  });
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n"
+            "tensor-cores-idle no_tensor_cores inferred 33%\n");
+}
+
+TEST(IntegrityRankingTest, DroppedRecords) {
+  Scenario s = Starved();
+  // Kineto writes what the profiler lost as an event of its own.
+  s.HostOp("CUPTI dropped records", kNsPerUs);
+  s.Edit([](ScenarioEvent& e) {
+    if (e.name == "CUPTI dropped records") e.cat = "overhead";
+    return true;
+  });
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n"
+            "gpu-idle-gaps data_loader inferred 33%\n"
+            "tensor-cores-idle no_tensor_cores inferred 33%\n");
+}
+
+TEST(IntegrityRankingTest, ClockSkew) {
+  Scenario s = Starved();
+  s.Edit([](ScenarioEvent& e) {
+    if (IsDeviceCat(e)) e.ts_ns -= 3 * kNsPerMs;
+    return true;
+  });
+  EXPECT_EQ(Ranking(s),
+            "integrity untrusted\n"
+            "tensor-cores-idle no_tensor_cores inferred 31%\n"
+            "withheld host-side-ops sync_call\n");
+}
+
+TEST(IntegrityRankingTest, MissingDeviceWorkWithholdsTheSync) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 10, 200 * kNsPerUs, 10 * kNsPerUs).Sync();
+    if (k == 2) s.HostCall("cudaStreamSynchronize", 300 * kNsPerMs);
+    s.EndStep();
+  }
+  EXPECT_EQ(Ranking(s),
+            "integrity untrusted\n"
+            "withheld host-side-ops sync_call\n");
+}
+
+TEST(IntegrityRankingTest, StepWithMissingDeviceWork) {
+  Scenario s = Starved();
+  TimeNs from_ns = 0, to_ns = 0;
+  for (const ScenarioEvent& e : s.events()) {
+    if (e.name == "ProfilerStep#3") {
+      from_ns = e.ts_ns;
+      to_ns = e.ts_ns + e.dur_ns;
+    }
+  }
+  s.Edit([&](ScenarioEvent& e) {
+    return !(IsDeviceCat(e) && e.ts_ns >= from_ns && e.ts_ns < to_ns);
+  });
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n"
+            "gpu-idle-gaps data_loader inferred 33%\n"
+            "tensor-cores-idle no_tensor_cores inferred 27%\n"
+            "host-side-ops sync_call inferred 13%\n");
+}
+
+}  // namespace
+}  // namespace tracelint
