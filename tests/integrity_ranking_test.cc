@@ -150,6 +150,19 @@ TEST(IntegrityRankingTest, FragmentCapsClaimsAtHalfTheStep) {
             "gpu-idle-gaps data_loader inferred 50%\n");
 }
 
+TEST(IntegrityRankingTest, NoStepMarkersCapClaimsAtHalfTheWindow) {
+  // A 20 ms data-loader wait before 4 ms of work: 80% of the window, capped.
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 8; ++k) {
+    s.DataLoaderNext(20 * kNsPerMs);
+    s.OpKernels("aten::mm", "gemm", 10, 400 * kNsPerUs, 10 * kNsPerUs).Sync();
+  }
+  EXPECT_EQ(Ranking(s),
+            "integrity limited\n"
+            "gpu-idle-gaps data_loader measured 50%\n");
+}
+
 TEST(IntegrityRankingTest, GpuOnlyCapture) {
   Scenario s = Starved(12);  // enough device events not to be a fragment
   s.Edit(IsDeviceCat);

@@ -236,7 +236,9 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   auto lower = [&out](int confidence) { out.max_confidence = std::min(out.max_confidence, confidence); };
 
   // fragment: a handful of events, or step markers without one complete step.
-  bool few_events = n.events < kFragmentMinEvents;
+  // Two complete steps of a small model are a profile, not a fragment.
+  bool few_events = n.events < kFragmentMinEvents &&
+                    (!steps.from_markers || steps.steps.size() < 2);
   bool no_step = steps.steps.empty() && (steps.from_markers || steps.dropped_incomplete > 0);
   if (few_events || no_step) {
     out.checks.push_back(Check(
@@ -252,6 +254,32 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
                                fmt::format("{} events, {} complete step(s){}", n.events,
                                            steps.steps.size(),
                                            steps.from_markers ? "" : " (one window, no markers)")));
+  }
+
+  // step_markers: without markers (or with markers the profiler stitched
+  // from disjoint times) the "step" is a window that may hold start-up,
+  // teardown and pauses: no steady step to claim most of.
+  int64_t disjoint = tl.diagnostics().Count("xspace_step_spans_disjoint");
+  if (n.events >= kFragmentMinEvents && (!steps.from_markers || disjoint > 0)) {
+    out.checks.push_back(Check(
+        "step_markers", CheckStatus::kLimited, steps.from_markers ? static_cast<double>(disjoint) : 0,
+        1, "count",
+        steps.from_markers
+            ? fmt::format("{} step number(s) found at disjoint times: a step spans the pause "
+                          "between them, so claims are capped at {:.0f}% of the step",
+                          disjoint, kWindowMaxClaimShare * 100)
+            : fmt::format("no step markers: one window over the whole trace, which may hold "
+                          "start-up and pauses, so claims are capped at {:.0f}% of it",
+                          kWindowMaxClaimShare * 100)));
+    out.max_claim_share = std::min(out.max_claim_share, kWindowMaxClaimShare);
+  } else {
+    out.checks.push_back(Check("step_markers",
+                               steps.from_markers ? CheckStatus::kOk : CheckStatus::kNotApplicable,
+                               static_cast<double>(steps.steps.size()), 1, "count",
+                               steps.from_markers
+                                   ? fmt::format("{} complete step(s) from markers",
+                                                 steps.steps.size())
+                                   : "a fragment: see above"));
   }
 
   // host_events: a GPU-only capture cannot say what the host did.

@@ -57,6 +57,8 @@ struct TraceIntegrity {
 // Thresholds (documented in docs/trace-integrity.md).
 inline constexpr int64_t kFragmentMinEvents = 100;
 inline constexpr double kFragmentMaxClaimShare = 0.5;
+// A window without step markers (or a step stitched from disjoint times).
+inline constexpr double kWindowMaxClaimShare = 0.5;
 inline constexpr double kUnlinkedLimitedShare = 0.10;
 // Launch calls with no device work: records dropped, or launches captured
 // into a CUDA/HIP graph (which run later, as a replay).

@@ -73,7 +73,7 @@ TEST(TraceIntegrityTest, HealthyTraceIsTrusted) {
     EXPECT_TRUE(c.status == CheckStatus::kOk || c.status == CheckStatus::kNotApplicable)
         << c.id << ": " << c.reason;
   }
-  EXPECT_EQ(t.checks.size(), 10u);
+  EXPECT_EQ(t.checks.size(), 11u);
 }
 
 TEST(TraceIntegrityTest, FewEventsAreAFragment) {
@@ -87,6 +87,20 @@ TEST(TraceIntegrityTest, FewEventsAreAFragment) {
   EXPECT_EQ(t.max_claim_share, kFragmentMaxClaimShare);
   EXPECT_EQ(t.max_confidence, 0);
   EXPECT_NE(t.summary.find("a fragment"), std::string::npos) << t.summary;
+}
+
+TEST(TraceIntegrityTest, NoStepMarkersCapClaimsAtHalfTheWindow) {
+  Scenario s = Healthy(8);
+  s.Edit([](ScenarioEvent& e) { return !e.name.starts_with("ProfilerStep#"); });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  const IntegrityCheck& markers = CheckOf(t, "step_markers");
+  EXPECT_EQ(markers.status, CheckStatus::kLimited);
+  EXPECT_NE(markers.reason.find("no step markers"), std::string::npos) << markers.reason;
+  EXPECT_EQ(CheckOf(t, "fragment").status, CheckStatus::kOk);
+  EXPECT_EQ(t.max_claim_share, kWindowMaxClaimShare);
+  EXPECT_EQ(t.max_confidence, 2);  // the window is measured as it is
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
 }
 
 TEST(TraceIntegrityTest, GpuOnlyCaptureWithholdsHostCauses) {
