@@ -7,6 +7,7 @@
 #include "rules/h2d_copy_dominance.h"
 #include "rules/host_side_ops.h"
 #include "rules/tensor_cores_idle.h"
+#include "rules/warmup_one_time_cost.h"
 
 namespace tracelint {
 
@@ -17,6 +18,7 @@ void RegisterAllRules(RuleRegistry& registry) {
   registry.Register("h2d-copy-dominance", std::make_unique<H2dCopyDominanceRule>());
   registry.Register("comm-clustered-allreduce", std::make_unique<CommClusteredAllreduceRule>());
   registry.Register("tensor-cores-idle", std::make_unique<TensorCoresIdleRule>());
+  registry.Register("warmup-one-time-cost", std::make_unique<WarmupOneTimeCostRule>());
 }
 
 }  // namespace tracelint

@@ -6,6 +6,7 @@
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_metrics.h"
+#include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/analysis/trace_integrity.h"
 
@@ -13,8 +14,12 @@ namespace tracelint {
 
 struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
-      collectives_once, integrity_once;
+      collectives_once, integrity_once, all_steps_once, phase_once,
+      all_metrics_once;
   std::unique_ptr<StepSet> steps;
+  std::unique_ptr<StepSet> all_steps;
+  std::unique_ptr<StepPhaseSet> phase;
+  std::unique_ptr<StepMetrics> all_step_metrics;
   std::unique_ptr<std::vector<DeviceActivity>> device_activity;
   std::unique_ptr<StepMetrics> step_metrics;
   std::unique_ptr<IdleAttribution> idle_attribution;
@@ -27,9 +32,23 @@ AnalysisContext::AnalysisContext(const Timeline& tl)
 AnalysisContext::~AnalysisContext() = default;
 AnalysisContext::AnalysisContext(AnalysisContext&&) = default;
 
+const StepSet& AnalysisContext::all_steps() {
+  std::call_once(cache_->all_steps_once,
+                 [&] { cache_->all_steps = std::make_unique<StepSet>(ComputeSteps(*tl_)); });
+  return *cache_->all_steps;
+}
+
+const StepPhaseSet& AnalysisContext::step_phase() {
+  std::call_once(cache_->phase_once, [&] {
+    cache_->phase = std::make_unique<StepPhaseSet>(ComputeStepPhase(*tl_, all_steps()));
+  });
+  return *cache_->phase;
+}
+
 const StepSet& AnalysisContext::steps() {
-  std::call_once(cache_->steps_once,
-                 [&] { cache_->steps = std::make_unique<StepSet>(ComputeSteps(*tl_)); });
+  std::call_once(cache_->steps_once, [&] {
+    cache_->steps = std::make_unique<StepSet>(SteadySteps(all_steps(), step_phase()));
+  });
   return *cache_->steps;
 }
 
@@ -46,6 +65,13 @@ const StepMetrics& AnalysisContext::step_metrics() {
     cache_->step_metrics = std::make_unique<StepMetrics>(ComputeStepMetrics(*this));
   });
   return *cache_->step_metrics;
+}
+
+const StepMetrics& AnalysisContext::all_step_metrics() {
+  std::call_once(cache_->all_metrics_once, [&] {
+    cache_->all_step_metrics = std::make_unique<StepMetrics>(ComputeStepMetrics(*this, all_steps()));
+  });
+  return *cache_->all_step_metrics;
 }
 
 const IdleAttribution& AnalysisContext::idle_attribution() {

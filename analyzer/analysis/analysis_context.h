@@ -14,6 +14,7 @@ struct StepMetrics;
 struct IdleAttribution;
 struct RankCollectives;
 struct TraceIntegrity;
+struct StepPhaseSet;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -28,9 +29,18 @@ class AnalysisContext {
   AnalysisContext& operator=(const AnalysisContext&) = delete;
 
   const Timeline& timeline() const { return *tl_; }
+  // The steady steps (docs/steady-state.md): what every rule, saving and
+  // per-step statistic uses.
   const StepSet& steps();
+  // Every complete step (the TensorBoard plugin's definition), steady or not.
+  const StepSet& all_steps();
+  // Steady, warm-up, capture or compile, per step of all_steps(), and the
+  // one-time costs the trace shows.
+  const StepPhaseSet& step_phase();
   const std::vector<DeviceActivity>& device_activity();
   const StepMetrics& step_metrics();
+  // The same metrics over all_steps(), for the report's second view.
+  const StepMetrics& all_step_metrics();
   const IdleAttribution& idle_attribution();
   // Collective kernel durations per step, for matching across ranks.
   const RankCollectives& step_collectives();

@@ -340,9 +340,10 @@ std::string_view StepCategoryName(StepCategory c) {
   return "other";
 }
 
-StepMetrics ComputeStepMetrics(AnalysisContext& ctx) {
+StepMetrics ComputeStepMetrics(AnalysisContext& ctx) { return ComputeStepMetrics(ctx, ctx.steps()); }
+
+StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps) {
   const Timeline& tl = ctx.timeline();
-  const StepSet& steps = ctx.steps();
   const std::vector<DeviceActivity>& activity = ctx.device_activity();
   StepMetrics out;
 

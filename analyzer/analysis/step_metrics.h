@@ -127,7 +127,10 @@ struct StepMetrics {
   TimeNs total_kernel_ns = 0;           // denominator of the shares above
 };
 
+// Over ctx.steps() (the steady steps), or over the given steps.
 StepMetrics ComputeStepMetrics(AnalysisContext& ctx);
+struct StepSet;
+StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps);
 
 }  // namespace tracelint
 

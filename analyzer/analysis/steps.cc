@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 
+#include "analyzer/analysis/interval_set.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -13,6 +14,17 @@ namespace {
 // step's was cut off by the end of the profiling window (TensorBoard
 // plugin's rule).
 constexpr double kCompleteStepMinShare = 0.8;
+// Device work queued back to back leaves gaps of a few microseconds.
+constexpr TimeNs kInheritedGapNs = 10'000;
+// The last step's silent tail is the profiler stopping when it is this many
+// times the step's work, and the step is longer than this many times the
+// median of the others (when there are others): a host that is merely slow
+// in its last step keeps it.
+constexpr TimeNs kStopTailMinFactor = 9;
+constexpr TimeNs kStopTailStepFactor = 2;
+// A window whose device is busy this share of the span from its first to its
+// last activity ran its queued work back to back.
+constexpr double kQueuedBusyMinShare = 0.9;
 
 struct HostMarker {
   int64_t number = -1;
@@ -73,7 +85,9 @@ StepSet SingleWindow(const Timeline& tl) {
   const SliceColumns& c = tl.slices();
   TimeNs first_ns = std::numeric_limits<TimeNs>::max();
   TimeNs last_ns = std::numeric_limits<TimeNs>::min();
-  int64_t device_activities = 0;
+  int64_t device_activities = 0, launched = 0;
+  TimeNs last_launch_end_ns = std::numeric_limits<TimeNs>::min();
+  std::vector<Interval> busy;
   for (SliceId s = 0; s < c.size(); ++s) {
     TrackId t = c.track[s];
     // kOther tracks hold the profiler's own span and counters, which can
@@ -81,7 +95,14 @@ StepSet SingleWindow(const Timeline& tl) {
     if (!IsHostTrack(tl, t) && !IsDeviceTrack(tl, t)) continue;
     first_ns = std::min(first_ns, c.ts_ns[s]);
     last_ns = std::max(last_ns, c.end_ns(s));
-    if (IsDeviceTrack(tl, t) && IsDeviceActivity(c.kind[s])) ++device_activities;
+    if (IsDeviceTrack(tl, t) && IsDeviceActivity(c.kind[s])) {
+      ++device_activities;
+      busy.push_back({c.ts_ns[s], c.end_ns(s)});
+      if (c.launch[s] != kNoIndex) {
+        ++launched;
+        last_launch_end_ns = std::max(last_launch_end_ns, c.end_ns(c.launch[s]));
+      }
+    }
   }
   out.from_markers = false;
   out.notes.push_back(
@@ -97,8 +118,84 @@ StepSet SingleWindow(const Timeline& tl) {
   window.end_ns = last_ns;
   window.host_end_ns = last_ns;
   window.device_activities = device_activities;
+  // GPU work queued early that then runs back to back: the job is GPU-bound
+  // and the lead-in before the device started is not host idle time.
+  IntervalSet device_busy = IntervalSet::FromUnsorted(std::move(busy));
+  if (!device_busy.empty() && 2 * launched >= device_activities) {
+    TimeNs device_start_ns = device_busy.intervals().front().start_ns;
+    TimeNs device_end_ns = device_busy.intervals().back().end_ns;
+    TimeNs span_ns = device_end_ns - device_start_ns;
+    bool queued_ahead = last_launch_end_ns < device_end_ns;
+    bool back_to_back = static_cast<double>(device_busy.TotalNs()) >=
+                        kQueuedBusyMinShare * static_cast<double>(span_ns);
+    if (queued_ahead && back_to_back && span_ns > 0 && device_start_ns > window.start_ns) {
+      out.lead_in_ns = device_start_ns - window.start_ns;
+      window.start_ns = device_start_ns;
+      out.notes.push_back(fmt::format(
+          "GPU-bound window: its work was queued early and ran back to back; the {} lead-in "
+          "before the device started is cut from the window, not counted as host idle",
+          FormatDurationNs(out.lead_in_ns)));
+    }
+  }
   out.steps.push_back(window);
   return out;
+}
+
+
+// End of the device work launched before the trace began that runs at the
+// start of the first step: activities without a launch in the file, running
+// at the marker's start or queued back to back after one that was, before
+// the first launched activity (a stream runs in queue order). Only when most
+// activities are linked: a trace without flows links none.
+TimeNs InheritedWorkEnd(size_t launched_count, std::vector<Interval> unlaunched,
+                        TimeNs first_launched_ns, TimeNs first_marker_ns) {
+  TimeNs end_ns = std::numeric_limits<TimeNs>::min();
+  if (launched_count == 0 || unlaunched.size() > launched_count) return end_ns;
+  std::sort(unlaunched.begin(), unlaunched.end(),
+            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  TimeNs chain_end_ns = first_marker_ns;
+  for (const Interval& u : unlaunched) {
+    if (u.start_ns >= first_launched_ns) break;
+    if (u.start_ns > chain_end_ns + kInheritedGapNs) break;
+    if (u.end_ns <= chain_end_ns) continue;
+    if (u.start_ns > first_marker_ns && end_ns == std::numeric_limits<TimeNs>::min()) break;
+    chain_end_ns = u.end_ns;
+    end_ns = chain_end_ns;
+  }
+  return end_ns;
+}
+
+// The last step's marker often runs on until the profiler stops, long after
+// the step's work (seen: a 13 s ProfilerStep#1 around 1.5 ms of work). When
+// the silent tail is longer than the rest of the step, the step ends where
+// its host and device work end.
+void CutStopTail(const Timeline& tl, TimeNs launched_end_ns, StepSet& out) {
+  Step& last = out.steps.back();
+  const SliceColumns& c = tl.slices();
+  TimeNs work_end_ns = launched_end_ns;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!IsHostTrack(tl, c.track[s]) || tl.HasFlag(s, kFlagStepMarker)) continue;
+    EventKind k = c.kind[s];
+    if (k == EventKind::kTraceSpan || k == EventKind::kOverhead || k == EventKind::kInstant) continue;
+    if (c.ts_ns[s] < last.start_ns || c.ts_ns[s] >= last.end_ns) continue;
+    work_end_ns = std::max(work_end_ns, std::min(c.end_ns(s), last.end_ns));
+  }
+  if (work_end_ns <= last.start_ns) return;
+  TimeNs tail_ns = last.end_ns - work_end_ns;
+  if (tail_ns < kStopTailMinFactor * (work_end_ns - last.start_ns)) return;
+  if (out.steps.size() >= 2) {
+    std::vector<TimeNs> others;
+    for (size_t i = 0; i + 1 < out.steps.size(); ++i) others.push_back(out.steps[i].duration_ns());
+    std::nth_element(others.begin(), others.begin() + others.size() / 2, others.end());
+    if (last.duration_ns() <= kStopTailStepFactor * others[others.size() / 2]) return;
+  }
+  out.stop_tail_ns = tail_ns;
+  out.notes.push_back(fmt::format(
+      "the last step (ProfilerStep#{}) ends where its work ends: its marker runs on {} with "
+      "the host and device silent (the profiler stopping), an edge of the window, not a loss",
+      last.number, FormatDurationNs(tail_ns)));
+  last.end_ns = work_end_ns;
+  last.host_end_ns = std::min(last.host_end_ns, work_end_ns);
 }
 
 }  // namespace
@@ -115,11 +212,17 @@ StepSet ComputeSteps(const Timeline& tl) {
   };
   const SliceColumns& c = tl.slices();
   std::vector<Launched> launched;
+  std::vector<Interval> unlaunched;
+  TimeNs first_launched_ns = std::numeric_limits<TimeNs>::max();
   for (SliceId s = 0; s < c.size(); ++s) {
     if (!IsDeviceActivity(c.kind[s]) || !IsDeviceTrack(tl, c.track[s])) continue;
     SliceId launch = c.launch[s];
-    if (launch == kNoIndex) continue;
+    if (launch == kNoIndex) {
+      unlaunched.push_back({c.ts_ns[s], c.end_ns(s)});
+      continue;
+    }
     launched.push_back({c.ts_ns[launch], c.end_ns(s)});
+    first_launched_ns = std::min(first_launched_ns, c.ts_ns[s]);
   }
   std::sort(launched.begin(), launched.end(), [](const Launched& a, const Launched& b) {
     return a.launch_ns != b.launch_ns ? a.launch_ns < b.launch_ns : a.end_ns < b.end_ns;
@@ -127,7 +230,9 @@ StepSet ComputeSteps(const Timeline& tl) {
 
   StepSet out;
   out.from_markers = true;
-  TimeNs prev_end_ns = std::numeric_limits<TimeNs>::min();
+  TimeNs prev_end_ns = InheritedWorkEnd(launched.size(), unlaunched, first_launched_ns,
+                                        markers.front().start_ns);
+  std::vector<TimeNs> work_end_ns;  // per step: end of its launched device work
   for (const HostMarker& m : markers) {
     auto lo = std::lower_bound(launched.begin(), launched.end(), m.start_ns,
                                [](const Launched& l, TimeNs t) { return l.launch_ns < t; });
@@ -138,13 +243,22 @@ StepSet ComputeSteps(const Timeline& tl) {
     step.marker = m.slice;
     step.host_end_ns = m.end_ns;
     step.device_activities = hi - lo;
-    TimeNs device_end_ns = m.end_ns;
-    for (auto it = lo; it != hi; ++it) device_end_ns = std::max(device_end_ns, it->end_ns);
+    TimeNs launched_end_ns = std::numeric_limits<TimeNs>::min();
+    for (auto it = lo; it != hi; ++it) launched_end_ns = std::max(launched_end_ns, it->end_ns);
     // Steps never overlap: a step starts where the previous one's device
-    // work ended, if that is after its own marker started.
+    // work (or, for the first, the inherited work) ended, if that is after
+    // its own marker started.
     step.start_ns = std::max(m.start_ns, prev_end_ns);
-    step.end_ns = std::max(step.start_ns, device_end_ns);
+    step.end_ns = std::max({step.start_ns, m.end_ns, launched_end_ns});
+    if (out.steps.empty() && step.start_ns > m.start_ns) {
+      out.inherited_device_ns = step.start_ns - m.start_ns;
+      out.notes.push_back(fmt::format(
+          "the first step (ProfilerStep#{}) starts {} after its marker, where device work "
+          "launched before the trace began ends",
+          m.number, FormatDurationNs(out.inherited_device_ns)));
+    }
     prev_end_ns = step.end_ns;
+    work_end_ns.push_back(launched_end_ns);
     out.steps.push_back(step);
   }
 
@@ -163,6 +277,7 @@ StepSet ComputeSteps(const Timeline& tl) {
       out.dropped_incomplete = 1;
     }
   }
+  if (!out.steps.empty()) CutStopTail(tl, work_end_ns[out.steps.size() - 1], out);
   return out;
 }
 

@@ -23,6 +23,16 @@ struct StepSet {
   bool from_markers = false;      // false: one window over the whole trace
   int dropped_incomplete = 0;     // trailing steps whose device work is missing
   std::vector<std::string> notes; // why steps look the way they do
+  // Window edges (docs/steady-state.md). Device work launched before the
+  // trace began that ran at the start of the first step; the first step
+  // starts where it ends (the TensorBoard plugin's rule).
+  TimeNs inherited_device_ns = 0;
+  // The last step's profiler-stop tail: host and device silent until its
+  // marker ends. Cut from the step: an edge of the window, not a loss.
+  TimeNs stop_tail_ns = 0;
+  // A window without markers whose GPU work was queued early and then ran
+  // back to back: the lead-in before the device started, cut from the window.
+  TimeNs lead_in_ns = 0;
   TimeNs TotalNs() const {
     TimeNs t = 0;
     for (const Step& s : steps) t += s.duration_ns();

@@ -121,5 +121,84 @@ TEST(Steps, MarkerOnTwoThreadsIsOneStep) {
   EXPECT_EQ(s.steps[0].end_ns, Us(130));
 }
 
+TEST(Steps, FirstStepStartsWhereInheritedDeviceWorkEnds) {
+  TestTrace t;
+  t.Device(0, 108).Step(1, 100, 1000).Step(2, 1100, 1000);
+  // Queued before the trace began (no launch in the file), still running
+  // when ProfilerStep#1 starts.
+  t.Device(EventKind::kKernel, "inherited", 0, 400);
+  t.Kernel("k1", 150, 400, 300).Kernel("k2", 1150, 1200, 300);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(s.steps[0].start_ns, Us(400));
+  EXPECT_EQ(s.inherited_device_ns, Us(300));
+  EXPECT_EQ(s.steps[1].start_ns, Us(1100));
+  EXPECT_NE(s.notes[0].find("starts 300.0 us after its marker"), std::string::npos) << s.notes[0];
+}
+
+TEST(Steps, NoInheritedWorkWhenTheTraceLinksNoLaunches) {
+  TestTrace t;
+  t.Device(0, 108).Step(1, 100, 1000);
+  // A trace without flows: no activity has a launch, so none is "inherited".
+  t.Device(EventKind::kKernel, "a", 0, 400).Device(EventKind::kKernel, "b", 500, 100);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 1u);
+  EXPECT_EQ(s.steps[0].start_ns, Us(100));
+  EXPECT_EQ(s.inherited_device_ns, 0);
+}
+
+TEST(Steps, ProfilerStopTailIsCutFromTheLastStep) {
+  TestTrace t;
+  t.Device(0, 108).Step(1, 0, 1000).Kernel("k1", 10, 20, 500);
+  // The last marker runs on 100 ms after 1 ms of work: the profiler stopping.
+  t.Step(2, 1000, 100'000).Op("aten::mm", 1010, 900).Kernel("k2", 1020, 1030, 900);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(s.steps[1].end_ns, Us(1930));
+  EXPECT_EQ(s.stop_tail_ns, Us(101'000 - 1930));
+  EXPECT_EQ(s.steps[0].end_ns, Us(1000)) << "only the last step has a stop tail";
+}
+
+TEST(Steps, QuietEndOfALastStepLikeTheOthersIsKept) {
+  TestTrace t;
+  t.Device(0, 108).Step(1, 0, 1000).Kernel("k1", 10, 20, 50);
+  // Quiet for 930 us of 1000 (a slow host), but no longer than step 1.
+  t.Step(2, 1000, 1000).Kernel("k2", 1010, 1020, 50);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(s.steps[1].end_ns, Us(2000));
+  EXPECT_EQ(s.stop_tail_ns, 0);
+}
+
+TEST(Steps, QueuedEarlyGpuBoundWindowStartsWithTheDevice) {
+  TestTrace t;
+  t.Device(0, 108);
+  // The host queues three kernels in 30 us, then waits; the device starts
+  // 200 us later and runs them back to back.
+  t.Kernel("a", 0, 200, 1000).Kernel("b", 10, 1200, 1000).Kernel("c", 20, 2200, 1000);
+  t.Host("cudaDeviceSynchronize", EventKind::kRuntime, 30, 3170);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 1u);
+  EXPECT_EQ(s.steps[0].start_ns, Us(200));
+  EXPECT_EQ(s.lead_in_ns, Us(200));
+}
+
+TEST(Steps, WindowWithHostBetweenKernelsKeepsItsLeadIn) {
+  TestTrace t;
+  t.Device(0, 108);
+  // Each kernel is launched after the previous one ends: host-bound.
+  t.Kernel("a", 0, 200, 100).Kernel("b", 500, 510, 100).Kernel("c", 900, 910, 100);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 1u);
+  EXPECT_EQ(s.steps[0].start_ns, Us(0));
+  EXPECT_EQ(s.lead_in_ns, 0);
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -10,6 +10,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/analysis/trace_integrity.h"
+#include "analyzer/analysis/step_phase.h"
 #include "analyzer/engine/fingerprint.h"
 #include "analyzer/engine/options.h"
 #include "analyzer/engine/ranking.h"
@@ -112,8 +113,21 @@ std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const Prepar
   rank.trace_integrity();
   std::vector<RuleOutcome> outcomes;
   outcomes.reserve(rules.selected.size());
+  // Decided once per rank (docs/steady-state.md): with no steady step only
+  // the one-time rule may speak; the others say why they cannot.
+  const bool no_steady_step = rank.step_phase().NoSteadyStep();
   for (const std::string& id : rules.selected) {
-    outcomes.push_back(registry.Find(id)->Check(rank, rules.options.at(id)));
+    const Rule* rule = registry.Find(id);
+    if (no_steady_step && rule->needs_steady_steps()) {
+      RuleOutcome outcome;
+      outcome.applicable = false;
+      outcome.not_judged_reason =
+          "no steady step: every step is warm-up, capture or compile, so no per-step claim "
+          "can be made (profile after warm-up)";
+      outcomes.push_back(std::move(outcome));
+    } else {
+      outcomes.push_back(rule->Check(rank, rules.options.at(id)));
+    }
     outcomes.back().rule_id = id;
   }
   return outcomes;

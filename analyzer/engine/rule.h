@@ -51,6 +51,10 @@ class Rule {
   // Gate + check for one rank. Set outcome.applicable=false with
   // not_judged_reason when the trace lacks what the rule needs.
   virtual RuleOutcome Check(AnalysisContext& ctx, const RuleOptions& options) const = 0;
+  // False for a rule that judges the one-time work itself: the engine does
+  // not call the others on a rank without a steady step (they could only
+  // make per-step claims about warm-up) and lists them as not judged.
+  virtual bool needs_steady_steps() const { return true; }
   // Optional cross-rank hook: facts that need every rank at once (Check sees
   // one). When the run has >= 2 ranks, the engine calls it for each merged
   // finding of the rule, `located` being the index in `ranks` of the rank

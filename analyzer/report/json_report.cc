@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/step_phase.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/version.h"
@@ -75,6 +77,52 @@ void WriteDevices(JsonWriter& w, const RunMetadata& md) {
   w.EndArray();
 }
 
+// The steady view's context (docs/steady-state.md): every complete step
+// with its phase, the one-time costs, the window edges, and the metrics
+// over all complete steps when they differ from the steady ones.
+void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
+  const StepSet& all = ctx.all_steps();
+  const StepPhaseSet& phase = ctx.step_phase();
+  w.Key("all_count").Int(static_cast<int64_t>(all.steps.size()));
+  w.Key("steady_count").Int(phase.steady_count);
+  w.Key("phases").BeginArray();
+  for (size_t i = 0; i < all.steps.size(); ++i) {
+    w.BeginObject();
+    w.Key("step").Int(all.steps[i].number);
+    w.Key("phase").String(StepPhaseName(phase.phases[i]));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("inherited_device_ns").Int(all.inherited_device_ns);
+  w.Key("stop_tail_ns").Int(all.stop_tail_ns);
+  w.Key("lead_in_ns").Int(all.lead_in_ns);
+  w.Key("one_time_costs").BeginArray();
+  for (const OneTimeCost& c : phase.costs) {
+    w.BeginObject();
+    w.Key("kind").String(OneTimeKindKey(c.kind));
+    w.Key("total_ns").Int(c.total_ns);
+    w.Key("event_count").Int(static_cast<int64_t>(c.events.size()));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("all_steps");
+  if (static_cast<size_t>(phase.steady_count) == all.steps.size()) {
+    w.Null();
+    return;
+  }
+  const StepMetrics& m = ctx.all_step_metrics();
+  w.BeginObject();
+  w.Key("count").Int(m.step_count);
+  w.Key("total_ns").Int(m.total_step_ns);
+  w.Key("mean_step_ns").Int(m.mean_step_ns);
+  w.Key("summary").BeginArray();
+  for (const DeviceMetrics& d : m.summary) {
+    WriteDeviceMetrics(w, d, m.mean_step_ns, MeanBreakdownNs(d, m.step_count), m.step_count);
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t position,
                int top_n) {
   const RunMetadata& md = tl.metadata();
@@ -102,6 +150,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   w.Key("total_ns").Int(m.total_step_ns);
   w.Key("mean_step_ns").Int(m.mean_step_ns);
   w.Key("notes").StringArray(steps.notes);
+  WriteSteadyState(w, ctx);
   w.EndObject();
 
   w.Key("summary").BeginArray();

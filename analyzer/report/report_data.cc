@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/step_phase.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -121,9 +123,16 @@ Verdict ComputeVerdict(const ReportInput& input) {
   }
   if (worst == nullptr) {
     v.bound = "not judgeable";
+    const bool warmup_only =
+        !any_steps && !input.contexts.empty() &&
+        std::all_of(input.contexts.begin(), input.contexts.end(), [](AnalysisContext* c) {
+          return c->step_phase().NoSteadyStep();
+        });
     v.line = fmt::format("Verdict: not judgeable ({})",
-                         any_steps ? "no device activity in the analysed steps"
-                                   : "no complete step with device activity");
+                         warmup_only ? "no steady step: the window is warm-up, capture or "
+                                       "compile only; no per-step claim is made"
+                         : any_steps ? "no device activity in the analysed steps"
+                                     : "no complete step with device activity");
     return v;
   }
   v.judgeable = true;

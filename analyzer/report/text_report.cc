@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/step_phase.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
@@ -67,8 +69,19 @@ std::string StepRange(const StepSet& s) {
   return line;
 }
 
+bool NoRankHasSteadyStep(const ReportInput& in) {
+  if (in.contexts.empty()) return false;
+  return std::all_of(in.contexts.begin(), in.contexts.end(),
+                     [](AnalysisContext* c) { return c->step_phase().NoSteadyStep(); });
+}
+
 void Header(std::string& out, const ReportInput& in) {
   out += "tracelint report\n";
+  if (NoRankHasSteadyStep(in)) {
+    out += "NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or compile "
+           "only, so no per-step claim is made; its one-time costs are listed below. Profile "
+           "after warm-up: torch.profiler.schedule(wait=1, warmup=2, active=3).\n";
+  }
   out += fmt::format("Trace:      {}\n", T(in.input_path));
   if (in.ranks.empty()) return;
   const RunMetadata& md0 = in.ranks.front()->metadata();
@@ -92,7 +105,19 @@ void Header(std::string& out, const ReportInput& in) {
     }
     if (i < in.contexts.size()) {
       const StepSet& steps = in.contexts[i]->steps();
-      out += fmt::format("Steps:      {}{}\n", prefix, StepRange(steps));
+      const StepPhaseSet& phase = in.contexts[i]->step_phase();
+      std::string range = StepRange(in.contexts[i]->all_steps());
+      if (static_cast<size_t>(phase.steady_count) != phase.phases.size()) {
+        range += fmt::format("; {} steady", phase.steady_count);
+      }
+      out += fmt::format("Steps:      {}{}\n", prefix, range);
+      if (!phase.costs.empty()) {
+        std::vector<std::string> costs;
+        for (const OneTimeCost& c : phase.costs) {
+          costs.push_back(fmt::format("{} {}", OneTimeKindLabel(c.kind), Dur(c.total_ns)));
+        }
+        out += fmt::format("One-time:   {}{}\n", prefix, fmt::join(costs, ", "));
+      }
       for (const std::string& note : steps.notes) {
         out += fmt::format("  note: {}{}\n", prefix, T(note));
       }
@@ -237,9 +262,15 @@ void Findings(std::string& out, const ReportInput& in) {
     if (static_cast<size_t>(index) == shown) break;
     ++index;
     std::string id = f.cause.empty() ? f.rule_id : fmt::format("{} ({})", f.rule_id, f.cause);
-    out += fmt::format("{}. [{}] {}: up to {}/step ({} of step), confidence {}\n", index,
-                       FindingSeverityName(f.severity), id, Dur(f.recoverable_ns_per_step),
-                       Pct(f.recoverable_share), ConfidenceName(f.confidence));
+    if (f.one_time_ns > 0) {
+      out += fmt::format("{}. [{}] {}: {} once (not per step), confidence {}\n", index,
+                         FindingSeverityName(f.severity), id, Dur(f.one_time_ns),
+                         ConfidenceName(f.confidence));
+    } else {
+      out += fmt::format("{}. [{}] {}: up to {}/step ({} of step), confidence {}\n", index,
+                         FindingSeverityName(f.severity), id, Dur(f.recoverable_ns_per_step),
+                         Pct(f.recoverable_share), ConfidenceName(f.confidence));
+    }
     out += fmt::format("   {}\n", T(f.title));
     if (!f.message.empty()) out += fmt::format("   {}\n", T(f.message));
     for (const Evidence& e : f.evidence) out += fmt::format("   - {}\n", T(e.text));
@@ -298,9 +329,19 @@ std::string RenderTextReport(const ReportInput& in) {
   for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
     const StepMetrics& m = in.contexts[i]->step_metrics();
     std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
+    std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+    const StepPhaseSet& phase = in.contexts[i]->step_phase();
+    if (static_cast<size_t>(phase.steady_count) != phase.phases.size()) {
+      // contract.md: both views when they differ.
+      const StepMetrics& all = in.contexts[i]->all_step_metrics();
+      Section(out, fmt::format("Step metrics, all complete steps ({}mean over {} step{}, "
+                               "the TensorBoard plugin's definition)",
+                               who, all.step_count, all.step_count == 1 ? "" : "s"));
+      MetricsTable(out, all, accelerator);
+      who += "steady steps only, ";
+    }
     Section(out, fmt::format("Step metrics ({}mean over {} step{})", who, m.step_count,
                              m.step_count == 1 ? "" : "s"));
-    std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
     MetricsTable(out, m, accelerator);
     PerStepTable(out, m, accelerator);
     HtaLines(out, m, accelerator);

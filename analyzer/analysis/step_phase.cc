@@ -1,0 +1,255 @@
+#include "analyzer/analysis/step_phase.h"
+
+#include <algorithm>
+#include <array>
+
+#include "analyzer/analysis/interval_set.h"
+#include "analyzer/base/strings.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+// A runtime call this long, with the device mostly idle under it, is the
+// runtime starting up (context creation, first allocation): steady-state
+// runtime calls take microseconds (domain.md, "Steady, warm-up ...").
+constexpr TimeNs kContextCallMinNs = 100'000'000;
+// A kernel launch this long with the device idle is loading the kernel's
+// module or code object; a launch blocked by a full queue has the device busy.
+constexpr TimeNs kModuleLoadMinNs = 10'000'000;
+// "Device idle" under a call: less than this share of the call is busy.
+constexpr double kMaxBusyShareUnderStall = 0.5;
+
+constexpr std::array<std::string_view, 6> kCompilePrefixes = {
+    "compile_fx", "_compile.compile_inner", "inductor_compile", "OutputGraph.call_user_compiler",
+    "async_compile", "TorchDynamo compile"};
+
+bool IsHostKind(EventKind k) {
+  return k == EventKind::kCpuOp || k == EventKind::kUserAnnotation ||
+         k == EventKind::kPythonFunction || k == EventKind::kOther;
+}
+
+bool IsCompileName(std::string_view name) {
+  if (Contains(name, "(dynamo_timed)")) return true;
+  for (std::string_view p : kCompilePrefixes) {
+    if (name.starts_with(p)) return true;
+  }
+  return false;
+}
+
+bool IsCaptureAnnotation(std::string_view name) {
+  return name.starts_with("capture_") || Contains(name, "CUDAGraphNode.record");
+}
+
+bool IsKernelLaunchName(std::string_view name) {
+  return Contains(name, "LaunchKernel") || Contains(name, "LaunchCooperativeKernel");
+}
+
+// Runtime calls that wait for, or feed, the device: their length says
+// nothing about start-up.
+bool IsDeviceBoundCall(std::string_view name) {
+  return Contains(name, "Synchronize") || Contains(name, "Memcpy") || Contains(name, "Memset") ||
+         Contains(name, "Capture") || Contains(name, "Graph") || Contains(name, "Launch");
+}
+
+bool DeviceIdleUnder(const IntervalSet& busy, TimeNs start_ns, TimeNs end_ns) {
+  TimeNs dur_ns = end_ns - start_ns;
+  return static_cast<double>(busy.OverlapNs(start_ns, end_ns)) <
+         kMaxBusyShareUnderStall * static_cast<double>(dur_ns);
+}
+
+// The aten::cudnn_convolution* op above `s`, or kNoIndex.
+SliceId CudnnConvAncestor(const Timeline& tl, SliceId s) {
+  const SliceColumns& c = tl.slices();
+  for (SliceId p = c.parent[s]; p != kNoIndex; p = c.parent[p]) {
+    if (tl.str(c.name[p]).starts_with("aten::cudnn_convolution")) return p;
+  }
+  return kNoIndex;
+}
+
+std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
+  const SliceColumns& c = tl.slices();
+  std::vector<Interval> busy;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (IsDeviceActivity(c.kind[s]) && tl.tracks()[c.track[s]].kind == TrackKind::kDeviceStream) {
+      busy.push_back({c.ts_ns[s], c.end_ns(s)});
+    }
+  }
+  IntervalSet device_busy = IntervalSet::FromUnsorted(std::move(busy));
+
+  std::vector<OneTimeEvent> events;
+  auto add = [&](OneTimeKind kind, SliceId s, TimeNs start_ns, TimeNs end_ns) {
+    if (end_ns <= start_ns) return;
+    events.push_back({kind, s, std::string(tl.str(c.name[s])), start_ns, end_ns});
+  };
+  // Open cudaStreamBeginCapture per host track, closed by EndCapture.
+  std::vector<std::pair<TrackId, SliceId>> open_captures;
+  std::vector<SliceId> autotuned_ops;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (tl.tracks()[c.track[s]].kind != TrackKind::kHostThread) {
+      // Kineto's "overhead" events ("Lazy Function Loading") may sit on
+      // their own track.
+      if (c.kind[s] == EventKind::kOverhead && Contains(tl.str(c.name[s]), "Loading")) {
+        add(OneTimeKind::kModuleLoading, s, c.ts_ns[s], c.end_ns(s));
+      }
+      continue;
+    }
+    std::string_view name = tl.str(c.name[s]);
+    EventKind kind = c.kind[s];
+    if (kind == EventKind::kOverhead) {
+      if (Contains(name, "Loading")) add(OneTimeKind::kModuleLoading, s, c.ts_ns[s], c.end_ns(s));
+      continue;
+    }
+    if (kind == EventKind::kRuntime || kind == EventKind::kDriver) {
+      if (Contains(name, "StreamBeginCapture")) {
+        open_captures.push_back({c.track[s], s});
+      } else if (Contains(name, "StreamEndCapture")) {
+        auto it = std::find_if(open_captures.rbegin(), open_captures.rend(),
+                               [&](const auto& o) { return o.first == c.track[s]; });
+        if (it != open_captures.rend()) {
+          add(OneTimeKind::kGraphCapture, it->second, c.ts_ns[it->second], c.end_ns(s));
+          open_captures.erase(std::next(it).base());
+        } else {
+          add(OneTimeKind::kGraphCapture, s, c.ts_ns[s], c.end_ns(s));
+        }
+      } else if (Contains(name, "GraphInstantiate")) {
+        add(OneTimeKind::kGraphCapture, s, c.ts_ns[s], c.end_ns(s));
+      } else if (Contains(name, "EventElapsedTime") || Contains(name, "EventSynchronize")) {
+        SliceId op = CudnnConvAncestor(tl, s);
+        if (op != kNoIndex && Contains(name, "EventElapsedTime")) autotuned_ops.push_back(op);
+      } else if (IsKernelLaunchName(name) && c.dur_ns[s] >= kModuleLoadMinNs &&
+                 DeviceIdleUnder(device_busy, c.ts_ns[s], c.end_ns(s))) {
+        add(OneTimeKind::kModuleLoading, s, c.ts_ns[s], c.end_ns(s));
+      } else if (!IsDeviceBoundCall(name) && !tl.HasFlag(s, kFlagSyncCall) &&
+                 c.dur_ns[s] >= kContextCallMinNs &&
+                 DeviceIdleUnder(device_busy, c.ts_ns[s], c.end_ns(s))) {
+        add(OneTimeKind::kContextCreation, s, c.ts_ns[s], c.end_ns(s));
+      }
+      continue;
+    }
+    if (!IsHostKind(kind)) continue;
+    if (IsCompileName(name)) {
+      add(OneTimeKind::kCompilation, s, c.ts_ns[s], c.end_ns(s));
+    } else if (IsCaptureAnnotation(name)) {
+      add(OneTimeKind::kGraphCapture, s, c.ts_ns[s], c.end_ns(s));
+    }
+  }
+  // A capture begun and never ended in the trace runs to the end of the call.
+  for (const auto& [track, s] : open_captures) add(OneTimeKind::kGraphCapture, s, c.ts_ns[s], c.end_ns(s));
+  std::sort(autotuned_ops.begin(), autotuned_ops.end());
+  autotuned_ops.erase(std::unique(autotuned_ops.begin(), autotuned_ops.end()), autotuned_ops.end());
+  for (SliceId op : autotuned_ops) add(OneTimeKind::kAutotuning, op, c.ts_ns[op], c.end_ns(op));
+  return events;
+}
+
+}  // namespace
+
+std::string_view StepPhaseName(StepPhase p) {
+  switch (p) {
+    case StepPhase::kSteady: return "steady";
+    case StepPhase::kWarmup: return "warm-up";
+    case StepPhase::kCapture: return "capture";
+    case StepPhase::kCompile: return "compile";
+  }
+  return "steady";
+}
+
+std::string_view OneTimeKindKey(OneTimeKind k) {
+  switch (k) {
+    case OneTimeKind::kCompilation: return "compilation";
+    case OneTimeKind::kGraphCapture: return "graph_capture";
+    case OneTimeKind::kAutotuning: return "autotuning";
+    case OneTimeKind::kModuleLoading: return "module_loading";
+    case OneTimeKind::kContextCreation: return "context_creation";
+  }
+  return "context_creation";
+}
+
+std::string_view OneTimeKindLabel(OneTimeKind k) {
+  switch (k) {
+    case OneTimeKind::kCompilation: return "Dynamo/Inductor compilation";
+    case OneTimeKind::kGraphCapture: return "CUDA/HIP graph capture";
+    case OneTimeKind::kAutotuning: return "cuDNN benchmark autotuning";
+    case OneTimeKind::kModuleLoading: return "first-launch module loading";
+    case OneTimeKind::kContextCreation: return "CUDA/HIP context creation and runtime start-up";
+  }
+  return "";
+}
+
+StepPhase PhaseOf(OneTimeKind k) {
+  switch (k) {
+    case OneTimeKind::kCompilation: return StepPhase::kCompile;
+    case OneTimeKind::kGraphCapture: return StepPhase::kCapture;
+    default: return StepPhase::kWarmup;
+  }
+}
+
+StepPhaseSet ComputeStepPhase(const Timeline& tl, const StepSet& all_steps) {
+  StepPhaseSet out;
+  std::vector<OneTimeEvent> events = FindEvents(tl);
+
+  // Per kind, the time not already charged to a kind before it.
+  IntervalSet charged;
+  std::array<IntervalSet, kOneTimeKindCount> own;
+  for (int k = 0; k < kOneTimeKindCount; ++k) {
+    std::vector<Interval> spans;
+    for (const OneTimeEvent& e : events) {
+      if (static_cast<int>(e.kind) == k) spans.push_back({e.start_ns, e.end_ns});
+    }
+    IntervalSet all = IntervalSet::FromUnsorted(std::move(spans));
+    own[k] = all.Subtract(charged);
+    charged = charged.Union(all);
+    if (all.empty()) continue;
+    OneTimeCost cost;
+    cost.kind = static_cast<OneTimeKind>(k);
+    cost.total_ns = own[k].TotalNs();
+    for (const OneTimeEvent& e : events) {
+      if (static_cast<int>(e.kind) == k) cost.events.push_back(e);
+    }
+    std::stable_sort(cost.events.begin(), cost.events.end(),
+                     [](const OneTimeEvent& a, const OneTimeEvent& b) {
+                       if (a.end_ns - a.start_ns != b.end_ns - b.start_ns) {
+                         return a.end_ns - a.start_ns > b.end_ns - b.start_ns;
+                       }
+                       return a.start_ns < b.start_ns;
+                     });
+    if (cost.total_ns > 0) out.costs.push_back(std::move(cost));
+  }
+
+  // A step showing any one-time work is not steady; capture and compile
+  // name the step when present (they bring warm-up work with them).
+  for (const Step& step : all_steps.steps) {
+    StepPhase phase = StepPhase::kSteady;
+    for (int k = 0; k < kOneTimeKindCount && phase == StepPhase::kSteady; ++k) {
+      if (own[k].OverlapNs(step.start_ns, step.end_ns) > 0) {
+        phase = PhaseOf(static_cast<OneTimeKind>(k));
+      }
+    }
+    out.phases.push_back(phase);
+    if (phase == StepPhase::kSteady) ++out.steady_count;
+  }
+  return out;
+}
+
+StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase) {
+  StepSet out = all_steps;
+  out.steps.clear();
+  std::vector<std::string> left_out;
+  for (size_t i = 0; i < all_steps.steps.size(); ++i) {
+    if (phase.phases[i] == StepPhase::kSteady) {
+      out.steps.push_back(all_steps.steps[i]);
+      continue;
+    }
+    left_out.push_back(all_steps.from_markers
+                           ? fmt::format("ProfilerStep#{} ({})", all_steps.steps[i].number,
+                                         StepPhaseName(phase.phases[i]))
+                           : fmt::format("the window ({})", StepPhaseName(phase.phases[i])));
+  }
+  if (!left_out.empty()) {
+    out.notes.push_back(fmt::format(
+        "not steady, left out of per-step statistics and savings: {}", fmt::join(left_out, ", ")));
+  }
+  return out;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,147 @@
+#include "analyzer/analysis/step_phase.h"
+
+#include "analyzer/analysis/metrics_test_trace.h"
+#include "analyzer/analysis/steps.h"
+#include "gtest/gtest.h"
+
+namespace tracelint {
+namespace {
+
+using metrics_test::DeviceOpts;
+using metrics_test::TestTrace;
+
+constexpr TimeNs Us(TimeNs us) { return us * kNsPerUs; }
+
+std::vector<StepPhase> PhasesOf(Timeline& tl, StepPhaseSet* out = nullptr) {
+  StepPhaseSet p = ComputeStepPhase(tl, ComputeSteps(tl));
+  if (out != nullptr) *out = p;
+  return p.phases;
+}
+
+// Three steps of one kernel each; step 1 optionally carries extra work.
+TestTrace ThreeSteps() {
+  TestTrace t;
+  t.Device(0, 108);
+  for (int k = 0; k < 3; ++k) {
+    TimeNs base = 1'000'000 * k;  // 1 s apart (us)
+    t.Step(k + 1, base, 900'000).Kernel("k", base + 10, base + 20, 100);
+  }
+  return t;
+}
+
+TEST(StepPhase, ContextCreationMakesTheFirstStepWarmup) {
+  TestTrace t = ThreeSteps();
+  // cudaFree of 300 ms with the device idle: the runtime starting up.
+  t.Host("cudaFree", EventKind::kRuntime, 1'000, 300'000);
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p),
+            (std::vector<StepPhase>{StepPhase::kWarmup, StepPhase::kSteady, StepPhase::kSteady}));
+  ASSERT_EQ(p.costs.size(), 1u);
+  EXPECT_EQ(p.costs[0].kind, OneTimeKind::kContextCreation);
+  EXPECT_EQ(p.costs[0].total_ns, Us(300'000));
+  EXPECT_EQ(p.costs[0].events[0].name, "cudaFree");
+  EXPECT_EQ(p.steady_count, 2);
+  EXPECT_FALSE(p.NoSteadyStep());
+
+  StepSet steady = SteadySteps(ComputeSteps(tl), p);
+  ASSERT_EQ(steady.steps.size(), 2u);
+  EXPECT_EQ(steady.steps[0].number, 2);
+  EXPECT_NE(steady.notes.back().find("ProfilerStep#1 (warm-up)"), std::string::npos);
+}
+
+TEST(StepPhase, ShortRuntimeCallsAndBusyDeviceStallsAreSteady) {
+  TestTrace t = ThreeSteps();
+  t.Host("cudaFree", EventKind::kRuntime, 1'000, 50'000);  // below 100 ms
+  // A 20 ms launch while the device is busy: a full queue, not module loading.
+  t.Kernel("long", 2'000'000, 2'000'000, 100'000);
+  DeviceOpts slow;
+  slow.launch_dur_us = 20'000;
+  t.Kernel("queued", 2'010'000, 2'100'000, 10, slow);
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p),
+            (std::vector<StepPhase>{StepPhase::kSteady, StepPhase::kSteady, StepPhase::kSteady}));
+  EXPECT_TRUE(p.costs.empty());
+}
+
+TEST(StepPhase, SlowFirstLaunchWithIdleDeviceIsModuleLoading) {
+  TestTrace t = ThreeSteps();
+  DeviceOpts slow;
+  slow.launch_dur_us = 40'000;
+  t.Kernel("first", 1'000'100, 1'040'200, 10, slow);
+  t.Kernel("k3b", 2'000'300, 2'000'400, 10);  // step 3 stays complete
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p),
+            (std::vector<StepPhase>{StepPhase::kSteady, StepPhase::kWarmup, StepPhase::kSteady}));
+  ASSERT_EQ(p.costs.size(), 1u);
+  EXPECT_EQ(p.costs[0].kind, OneTimeKind::kModuleLoading);
+  EXPECT_EQ(p.costs[0].total_ns, Us(40'000));
+}
+
+TEST(StepPhase, CudnnAutotuningIsWarmup) {
+  TestTrace t = ThreeSteps();
+  t.Op("aten::cudnn_convolution", 100, 5'000);
+  t.Host("cudaEventSynchronize", EventKind::kRuntime, 200, 100);
+  t.Host("cudaEventElapsedTime", EventKind::kRuntime, 400, 10);
+  // The same pair outside any cuDNN op is not autotuning.
+  t.Host("cudaEventSynchronize", EventKind::kRuntime, 2'000'100, 100);
+  t.Host("cudaEventElapsedTime", EventKind::kRuntime, 2'000'300, 10);
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p),
+            (std::vector<StepPhase>{StepPhase::kWarmup, StepPhase::kSteady, StepPhase::kSteady}));
+  ASSERT_EQ(p.costs.size(), 1u);
+  EXPECT_EQ(p.costs[0].kind, OneTimeKind::kAutotuning);
+  EXPECT_EQ(p.costs[0].total_ns, Us(5'000));
+}
+
+TEST(StepPhase, GraphCaptureAndCompileNameTheirSteps) {
+  TestTrace t = ThreeSteps();
+  t.Host("cudaStreamBeginCapture", EventKind::kRuntime, 1'000'100, 5);
+  t.Host("cudaStreamEndCapture", EventKind::kRuntime, 1'050'000, 5);
+  t.Host("cudaGraphInstantiateWithFlags", EventKind::kRuntime, 1'050'010, 800);
+  t.Host("compile_fx_inner (dynamo_timed)", EventKind::kUserAnnotation, 2'000'100, 400'000);
+  // The allocator's per-allocation capture query is no capture.
+  t.Host("cudaStreamGetCaptureInfo", EventKind::kRuntime, 50, 1);
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p),
+            (std::vector<StepPhase>{StepPhase::kSteady, StepPhase::kCapture, StepPhase::kCompile}));
+  ASSERT_EQ(p.costs.size(), 2u);
+  EXPECT_EQ(p.costs[0].kind, OneTimeKind::kCompilation);
+  EXPECT_EQ(p.costs[0].total_ns, Us(400'000));
+  EXPECT_EQ(p.costs[1].kind, OneTimeKind::kGraphCapture);
+  EXPECT_EQ(p.costs[1].total_ns, Us(49'905 + 800));
+}
+
+TEST(StepPhase, OverlappingKindsAreChargedOnce) {
+  TestTrace t = ThreeSteps();
+  t.Host("capture_32_FULL", EventKind::kUserAnnotation, 100, 50'000);
+  DeviceOpts slow;
+  slow.launch_dur_us = 20'000;
+  t.Kernel("first", 1'000, 30'000, 10, slow);  // module loading inside the capture
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p)[0], StepPhase::kCapture);
+  // The module loading inside the capture is charged to the capture only.
+  ASSERT_EQ(p.costs.size(), 1u);
+  EXPECT_EQ(p.costs[0].kind, OneTimeKind::kGraphCapture);
+  EXPECT_EQ(p.costs[0].total_ns, Us(50'000));
+}
+
+TEST(StepPhase, AWindowOfWarmupOnlyHasNoSteadyStep) {
+  TestTrace t;
+  t.Device(0, 108);
+  t.Host("cudaDeviceGetStreamPriorityRange", EventKind::kRuntime, 0, 2'000'000);
+  t.Kernel("k", 2'000'100, 2'000'200, 50);
+  Timeline tl = std::move(t).Build();
+  StepPhaseSet p;
+  EXPECT_EQ(PhasesOf(tl, &p), std::vector<StepPhase>{StepPhase::kWarmup});
+  EXPECT_TRUE(p.NoSteadyStep());
+  EXPECT_TRUE(SteadySteps(ComputeSteps(tl), p).steps.empty());
+}
+
+}  // namespace
+}  // namespace tracelint

@@ -1,0 +1,118 @@
+#include "rules/warmup_one_time_cost.h"
+
+#include <algorithm>
+#include <string>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/step_phase.h"
+#include "analyzer/analysis/steps.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+constexpr std::string_view kTopItems = "TopItems";
+constexpr std::string_view kWarmupSchedule =
+    "`torch.profiler.schedule(wait=1, warmup=2, active=3)`";
+
+std::string FixFor(OneTimeKind kind) {
+  switch (kind) {
+    case OneTimeKind::kCompilation:
+      return fmt::format(
+          "Compilation is a one-time cost: profile after the first compiled calls ({}). If it "
+          "shows up in every step, the model recompiles: check `TORCH_LOGS=recompiles`.",
+          kWarmupSchedule);
+    case OneTimeKind::kGraphCapture:
+      return fmt::format(
+          "Graph capture is a one-time cost: profile the graph replays, not the capture (start "
+          "the profiler after capture, e.g. {}).",
+          kWarmupSchedule);
+    case OneTimeKind::kAutotuning:
+      return fmt::format(
+          "cuDNN benchmark is a one-time cost: `torch.backends.cudnn.benchmark=True` times the "
+          "candidate algorithms on the first call for each input shape. Profile after warm-up "
+          "({}) and keep input shapes fixed so it runs once.",
+          kWarmupSchedule);
+    case OneTimeKind::kModuleLoading:
+      return fmt::format(
+          "Module loading is a one-time cost of each kernel's first launch: profile after "
+          "warm-up ({}).",
+          kWarmupSchedule);
+    case OneTimeKind::kContextCreation:
+      return fmt::format(
+          "Context creation and the first allocations are a one-time start-up cost: profile "
+          "after warm-up ({}).",
+          kWarmupSchedule);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<RuleOptionSpec> WarmupOneTimeCostRule::options() const {
+  return {{std::string(kTopItems), 3, "count",
+           "longest one-time events listed per finding", 1, 100}};
+}
+
+RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions& options) const {
+  RuleOutcome outcome;
+  const StepSet& all = ctx.all_steps();
+  const StepPhaseSet& phase = ctx.step_phase();
+  const bool has_steady = phase.steady_count > 0;
+  const size_t top_items = static_cast<size_t>(std::max(1.0, options.Get(kTopItems)));
+  const TimeNs trace_start_ns = ctx.timeline().Bounds().first;
+  for (const OneTimeCost& cost : phase.costs) {
+    Finding f;
+    f.cause = std::string(OneTimeKindKey(cost.kind));
+    // contract.md: at most medium, low when steady steps exist.
+    f.severity = has_steady ? FindingSeverity::kLow : FindingSeverity::kMedium;
+    f.one_time_ns = cost.total_ns;
+    f.recoverable_ns_per_step = 0;
+    f.recoverable_share = 0;
+    f.confidence = Confidence::kMeasured;
+    const OneTimeEvent& longest = cost.events.front();
+    f.title = fmt::format("One-time {}: {}", OneTimeKindLabel(cost.kind),
+                          FormatDurationNs(cost.total_ns));
+
+    // The steps this work made non-steady.
+    std::vector<std::string> affected;
+    for (size_t i = 0; i < all.steps.size(); ++i) {
+      const Step& s = all.steps[i];
+      bool touches = std::any_of(cost.events.begin(), cost.events.end(), [&](const auto& e) {
+        return e.start_ns < s.end_ns && e.end_ns > s.start_ns;
+      });
+      if (!touches) continue;
+      if (f.location.first_step < 0) f.location.first_step = s.number;
+      f.location.last_step = s.number;
+      affected.push_back(all.from_markers ? fmt::format("ProfilerStep#{}", s.number)
+                                          : std::string("the window"));
+    }
+    f.message = fmt::format(
+        "{} took {} in this trace ({} event{}; the longest: {}, {}). It is paid once, not every "
+        "step: {}.",
+        OneTimeKindLabel(cost.kind), FormatDurationNs(cost.total_ns), cost.events.size(),
+        cost.events.size() == 1 ? "" : "s", longest.name,
+        FormatDurationNs(longest.end_ns - longest.start_ns),
+        affected.empty() ? std::string("it lies outside the analysed steps")
+                         : fmt::format("{} left out of per-step statistics and savings",
+                                       fmt::join(affected, ", ")));
+    f.evidence.push_back({fmt::format("one-time cost {}", FormatDurationNs(cost.total_ns)),
+                          static_cast<double>(cost.total_ns), 0, "ns"});
+    f.evidence.push_back({fmt::format("{} event{}", cost.events.size(),
+                                      cost.events.size() == 1 ? "" : "s"),
+                          static_cast<double>(cost.events.size()), 0, "count"});
+    f.location.start_ns = longest.start_ns;
+    f.location.end_ns = longest.end_ns;
+    for (size_t i = 0; i < cost.events.size() && i < top_items; ++i) {
+      const OneTimeEvent& e = cost.events[i];
+      f.location.top_items.push_back(
+          {e.name, e.end_ns - e.start_ns, 1,
+           fmt::format("at +{} in the trace", FormatDurationNs(e.start_ns - trace_start_ns))});
+    }
+    f.fix = FixFor(cost.kind);
+    outcome.findings.push_back(std::move(f));
+  }
+  return outcome;
+}
+
+}  // namespace tracelint

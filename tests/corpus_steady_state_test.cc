@@ -1,0 +1,149 @@
+// Steady state on the real traces in ../shared/corpus (skipped visibly when
+// the corpus is absent; docs/steady-state.md): the start-up-heavy benchmark
+// traces and the graph-capture trace are warm-up/capture with no per-step
+// claim, and the TensorBoard plugin samples keep their findings.
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/step_phase.h"
+#include "analyzer/analysis/steps.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
+#include "gtest/gtest.h"
+#include "parsers/format_registry.h"
+#include "rules/all_rules.h"
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path CorpusDir() {
+  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
+  return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
+}
+
+struct Analysed {
+  std::unique_ptr<Timeline> timeline;
+  std::unique_ptr<AnalysisContext> context;
+  EngineResult result;
+  std::vector<std::string> ranking;  // "rule/cause", best first
+};
+
+Analysed AnalyseFile(const std::string& relative) {
+  Analysed a;
+  fs::path path = CorpusDir() / relative;
+  absl::StatusOr<Timeline> tl = ParseTraceFile(path.string(), ParseOptions());
+  EXPECT_TRUE(tl.ok()) << path << ": " << tl.status();
+  if (!tl.ok()) return a;
+  a.timeline = std::make_unique<Timeline>(std::move(*tl));
+  a.context = std::make_unique<AnalysisContext>(*a.timeline);
+  RuleRegistry registry;
+  RegisterAllRules(registry);
+  std::vector<AnalysisContext*> ranks = {a.context.get()};
+  absl::StatusOr<EngineResult> result = RunRules(registry, EngineOptions(), ranks);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (result.ok()) a.result = std::move(*result);
+  for (const Finding& f : a.result.findings) a.ranking.push_back(f.rule_id + "/" + f.cause);
+  return a;
+}
+
+#define SKIP_WITHOUT_CORPUS()                                                      \
+  if (!fs::exists(CorpusDir() / "MANIFEST.tsv")) {                                 \
+    GTEST_SKIP() << "corpus not found at " << CorpusDir() << " (../shared absent)"; \
+  }
+
+using Ranking = std::vector<std::string>;
+
+// The window is one-time work only: no steady step, no per-step claim, the
+// one-time findings ranked in this order.
+void ExpectNotJudgeable(const std::string& relative, const Ranking& expected) {
+  SCOPED_TRACE(relative);
+  Analysed a = AnalyseFile(relative);
+  ASSERT_TRUE(a.context);
+  EXPECT_TRUE(a.context->step_phase().NoSteadyStep());
+  EXPECT_EQ(a.ranking, expected);
+  for (const Finding& f : a.result.findings) {
+    EXPECT_GT(f.one_time_ns, 0) << f.rule_id;
+    EXPECT_EQ(f.recoverable_share, 0) << f.rule_id;
+    EXPECT_EQ(f.severity, FindingSeverity::kMedium);
+  }
+  EXPECT_EQ(a.result.not_judged.size(), 5u) << "every per-step rule says why it cannot judge";
+}
+
+TEST(CorpusSteadyState, StartUpBenchmarksAreWarmupOnly) {
+  SKIP_WITHOUT_CORPUS();
+  const std::string hta = "facebookresearch__HolisticTraceAnalysis/tests/data/";
+  ExpectNotJudgeable(hta + "critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+                     {"warmup-one-time-cost/context_creation", "warmup-one-time-cost/module_loading"});
+  ExpectNotJudgeable(hta + "cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz",
+                     {"warmup-one-time-cost/module_loading", "warmup-one-time-cost/context_creation"});
+  ExpectNotJudgeable(
+      "pytorch__kineto/tb_plugin/samples/resnet50_autograd_api_num_workers_0/worker0.pt.trace.json.gz",
+      {"warmup-one-time-cost/autotuning", "warmup-one-time-cost/module_loading",
+       "warmup-one-time-cost/context_creation"});
+  ExpectNotJudgeable("facebookresearch__param/et_replay/tests/inputs/resnet_kineto.json.gz",
+                     {"warmup-one-time-cost/context_creation", "warmup-one-time-cost/module_loading"});
+}
+
+TEST(CorpusSteadyState, GraphCaptureTraceIsCapture) {
+  SKIP_WITHOUT_CORPUS();
+  std::string path =
+      "AMD-AGI__TraceLens/tests/traces/inference/vllm_decode_full/capture_traces/"
+      "graph_capture_rank_0.1773709742341309550.pt.trace.json.gz";
+  ExpectNotJudgeable(path, {"warmup-one-time-cost/graph_capture"});
+  Analysed a = AnalyseFile(path);
+  ASSERT_TRUE(a.context);
+  ASSERT_EQ(a.context->step_phase().phases.size(), 1u);
+  EXPECT_EQ(a.context->step_phase().phases[0], StepPhase::kCapture);
+}
+
+TEST(CorpusSteadyState, ProfilerStopTailIsNotALoss) {
+  SKIP_WITHOUT_CORPUS();
+  // ProfilerStep#1 lasts 13.3 s around 1.5 ms of work.
+  Analysed a = AnalyseFile(
+      "facebookresearch__HolisticTraceAnalysis/tests/data/triton_example/triton_example.json.gz");
+  ASSERT_TRUE(a.context);
+  const StepSet& steps = a.context->all_steps();
+  ASSERT_EQ(steps.steps.size(), 1u);
+  EXPECT_GT(steps.stop_tail_ns, 13'000 * kNsPerMs);
+  EXPECT_LT(steps.steps[0].duration_ns(), 2 * kNsPerMs);
+}
+
+// The TensorBoard plugin samples are steady: same ranking as before the
+// steady view, and every step steady.
+TEST(CorpusSteadyState, TensorBoardSamplesKeepTheirFindings) {
+  SKIP_WITHOUT_CORPUS();
+  const std::string tb = "pytorch__kineto/tb_plugin/samples/";
+  struct Case {
+    std::string path;
+    Ranking top;
+  };
+  for (const Case& c : std::vector<Case>{
+           {tb + "resnet50_num_workers_0/worker0.pt.trace.json.gz",
+            {"gpu-idle-gaps/data_loader", "gpu-idle-gaps/other_host_work"}},
+           {tb + "resnet50_profiler_api_num_workers_0/worker0.pt.trace.json.gz",
+            {"gpu-idle-gaps/data_loader", "gpu-idle-gaps/other_host_work"}},
+           {tb + "resnet50_num_workers_4/worker0.pt.trace.json.gz",
+            {"gpu-idle-gaps/other_host_work", "gpu-idle-gaps/host_silent"}},
+           {tb + "resnet50_profiler_api_num_workers_4/worker0.pt.trace.json.gz",
+            {"gpu-idle-gaps/other_host_work", "gpu-idle-gaps/host_silent"}}}) {
+    SCOPED_TRACE(c.path);
+    Analysed a = AnalyseFile(c.path);
+    ASSERT_TRUE(a.context);
+    const StepPhaseSet& phase = a.context->step_phase();
+    EXPECT_EQ(static_cast<size_t>(phase.steady_count), phase.phases.size());
+    EXPECT_TRUE(phase.costs.empty());
+    EXPECT_EQ(Ranking(a.ranking.begin(), a.ranking.begin() + std::min<size_t>(2, a.ranking.size())),
+              c.top);
+  }
+}
+
+}  // namespace
+}  // namespace tracelint
