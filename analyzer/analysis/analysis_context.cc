@@ -69,7 +69,8 @@ const StepMetrics& AnalysisContext::step_metrics() {
 
 const StepMetrics& AnalysisContext::all_step_metrics() {
   std::call_once(cache_->all_metrics_once, [&] {
-    cache_->all_step_metrics = std::make_unique<StepMetrics>(ComputeStepMetrics(*this, all_steps()));
+    cache_->all_step_metrics =
+        std::make_unique<StepMetrics>(ComputeStepMetrics(*this, all_steps()));
   });
   return *cache_->all_step_metrics;
 }

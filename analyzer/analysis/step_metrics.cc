@@ -340,7 +340,9 @@ std::string_view StepCategoryName(StepCategory c) {
   return "other";
 }
 
-StepMetrics ComputeStepMetrics(AnalysisContext& ctx) { return ComputeStepMetrics(ctx, ctx.steps()); }
+StepMetrics ComputeStepMetrics(AnalysisContext& ctx) {
+  return ComputeStepMetrics(ctx, ctx.steps());
+}
 
 StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps) {
   const Timeline& tl = ctx.timeline();

@@ -135,7 +135,9 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
     }
   }
   // A capture begun and never ended in the trace runs to the end of the call.
-  for (const auto& [track, s] : open_captures) add(OneTimeKind::kGraphCapture, s, c.ts_ns[s], c.end_ns(s));
+  for (const auto& [track, s] : open_captures) {
+    add(OneTimeKind::kGraphCapture, s, c.ts_ns[s], c.end_ns(s));
+  }
   std::sort(autotuned_ops.begin(), autotuned_ops.end());
   autotuned_ops.erase(std::unique(autotuned_ops.begin(), autotuned_ops.end()), autotuned_ops.end());
   for (SliceId op : autotuned_ops) add(OneTimeKind::kAutotuning, op, c.ts_ns[op], c.end_ns(op));

@@ -88,6 +88,7 @@ StepSet SingleWindow(const Timeline& tl) {
   int64_t device_activities = 0, launched = 0;
   TimeNs last_launch_end_ns = std::numeric_limits<TimeNs>::min();
   std::vector<Interval> busy;
+  std::vector<TimeNs> launch_end_ns;
   for (SliceId s = 0; s < c.size(); ++s) {
     TrackId t = c.track[s];
     // kOther tracks hold the profiler's own span and counters, which can
@@ -101,6 +102,7 @@ StepSet SingleWindow(const Timeline& tl) {
       if (c.launch[s] != kNoIndex) {
         ++launched;
         last_launch_end_ns = std::max(last_launch_end_ns, c.end_ns(c.launch[s]));
+        launch_end_ns.push_back(c.end_ns(c.launch[s]));
       }
     }
   }
@@ -125,7 +127,12 @@ StepSet SingleWindow(const Timeline& tl) {
     TimeNs device_start_ns = device_busy.intervals().front().start_ns;
     TimeNs device_end_ns = device_busy.intervals().back().end_ns;
     TimeNs span_ns = device_end_ns - device_start_ns;
-    bool queued_ahead = last_launch_end_ns < device_end_ns;
+    // The host ran ahead: it finished queueing before the device finished,
+    // and had queued more than one activity before the device started.
+    int64_t queued_before_start = std::count_if(
+        launch_end_ns.begin(), launch_end_ns.end(),
+        [&](TimeNs t) { return t <= device_start_ns; });
+    bool queued_ahead = last_launch_end_ns < device_end_ns && queued_before_start >= 2;
     bool back_to_back = static_cast<double>(device_busy.TotalNs()) >=
                         kQueuedBusyMinShare * static_cast<double>(span_ns);
     if (queued_ahead && back_to_back && span_ns > 0 && device_start_ns > window.start_ns) {
@@ -176,7 +183,9 @@ void CutStopTail(const Timeline& tl, TimeNs launched_end_ns, StepSet& out) {
   for (SliceId s = 0; s < c.size(); ++s) {
     if (!IsHostTrack(tl, c.track[s]) || tl.HasFlag(s, kFlagStepMarker)) continue;
     EventKind k = c.kind[s];
-    if (k == EventKind::kTraceSpan || k == EventKind::kOverhead || k == EventKind::kInstant) continue;
+    if (k == EventKind::kTraceSpan || k == EventKind::kOverhead || k == EventKind::kInstant) {
+      continue;
+    }
     if (c.ts_ns[s] < last.start_ns || c.ts_ns[s] >= last.end_ns) continue;
     work_end_ns = std::max(work_end_ns, std::min(c.end_ns(s), last.end_ns));
   }
