@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/base/strings.h"
 #include "fmt/format.h"
@@ -17,6 +19,12 @@ constexpr TimeNs kContextCallMinNs = 100'000'000;
 // A kernel launch this long with the device idle is loading the kernel's
 // module or code object; a launch blocked by a full queue has the device busy.
 constexpr TimeNs kModuleLoadMinNs = 10'000'000;
+// The first launch of a kernel name in the trace loads its module lazily
+// (CUDA_MODULE_LOADING=LAZY, ROCm code objects): a shorter stall counts
+// there, since a steady-state launch takes microseconds.
+constexpr TimeNs kFirstLaunchLoadMinNs = 1'000'000;
+// ... and the later launches of that name take at most this fraction of it.
+constexpr TimeNs kLoadToSteadyLaunchRatio = 10;
 // "Device idle" under a call: less than this share of the call is busy.
 constexpr double kMaxBusyShareUnderStall = 0.5;
 
@@ -77,6 +85,48 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
   }
   IntervalSet device_busy = IntervalSet::FromUnsorted(std::move(busy));
 
+  // The first launch of each kernel name that stalled long enough to be a
+  // lazy load, when that name's later launches (if any) are fast: a stall
+  // that recurs every step is not a load. Found in passes over the slices
+  // so that no per-slice table is needed on huge traces.
+  absl::flat_hash_set<SliceId> long_launches;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if ((c.kind[s] == EventKind::kRuntime || c.kind[s] == EventKind::kDriver) &&
+        c.dur_ns[s] >= kFirstLaunchLoadMinNs && IsKernelLaunchName(tl.str(c.name[s]))) {
+      long_launches.insert(s);
+    }
+  }
+  absl::flat_hash_set<SliceId> first_launches;
+  if (!long_launches.empty()) {
+    absl::flat_hash_set<StringId> names;
+    for (SliceId s = 0; s < c.size(); ++s) {
+      if (IsDeviceActivity(c.kind[s]) && c.launch[s] != kNoIndex &&
+          long_launches.contains(c.launch[s])) {
+        names.insert(c.name[s]);
+      }
+    }
+    struct Launch {
+      TimeNs ts_ns;
+      SliceId launch;
+    };
+    absl::flat_hash_map<StringId, std::vector<Launch>> by_name;
+    for (SliceId s = 0; s < c.size(); ++s) {
+      if (IsDeviceActivity(c.kind[s]) && names.contains(c.name[s])) {
+        by_name[c.name[s]].push_back({c.ts_ns[s], c.launch[s]});
+      }
+    }
+    for (auto& [name, launches] : by_name) {
+      std::sort(launches.begin(), launches.end(),
+                [](const Launch& a, const Launch& b) { return a.ts_ns < b.ts_ns; });
+      SliceId first = launches.front().launch;
+      if (first == kNoIndex || !long_launches.contains(first)) continue;
+      bool later_fast = std::all_of(launches.begin() + 1, launches.end(), [&](const Launch& l) {
+        return l.launch == kNoIndex || c.dur_ns[l.launch] * kLoadToSteadyLaunchRatio <= c.dur_ns[first];
+      });
+      if (later_fast) first_launches.insert(first);
+    }
+  }
+
   std::vector<OneTimeEvent> events;
   auto add = [&](OneTimeKind kind, SliceId s, TimeNs start_ns, TimeNs end_ns) {
     if (end_ns <= start_ns) return;
@@ -117,7 +167,9 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
       } else if (Contains(name, "EventElapsedTime") || Contains(name, "EventSynchronize")) {
         SliceId op = CudnnConvAncestor(tl, s);
         if (op != kNoIndex && Contains(name, "EventElapsedTime")) autotuned_ops.push_back(op);
-      } else if (IsKernelLaunchName(name) && c.dur_ns[s] >= kModuleLoadMinNs &&
+      } else if (IsKernelLaunchName(name) &&
+                 (c.dur_ns[s] >= kModuleLoadMinNs || first_launches.contains(s)) &&
+                 c.dur_ns[s] >= kFirstLaunchLoadMinNs &&
                  DeviceIdleUnder(device_busy, c.ts_ns[s], c.end_ns(s))) {
         add(OneTimeKind::kModuleLoading, s, c.ts_ns[s], c.end_ns(s));
       } else if (!IsDeviceBoundCall(name) && !tl.HasFlag(s, kFlagSyncCall) &&

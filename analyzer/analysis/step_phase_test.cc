@@ -65,6 +65,27 @@ TEST(StepPhase, ShortRuntimeCallsAndBusyDeviceStallsAreSteady) {
   EXPECT_TRUE(p.costs.empty());
 }
 
+// The first launch of a kernel name loads its module lazily: 1 ms counts
+// there, while the same stall for a kernel already run is not a load, and
+// 0.9 ms is below the threshold.
+TEST(StepPhase, FirstLaunchOfAKernelNameCountsFromOneMillisecond) {
+  for (TimeNs launch_us : {900, 1'000}) {
+    for (bool seen_before : {false, true}) {
+      TestTrace t = ThreeSteps();
+      DeviceOpts slow;
+      slow.launch_dur_us = launch_us;
+      std::string name = seen_before ? "k" : "lazy";
+      t.Kernel(name, 1'000'200, 1'000'200 + launch_us + 10, 10, slow);
+      Timeline tl = std::move(t).Build();
+      StepPhaseSet p;
+      bool load = launch_us >= 1'000 && !seen_before;
+      EXPECT_EQ(PhasesOf(tl, &p)[1], load ? StepPhase::kWarmup : StepPhase::kSteady)
+          << launch_us << " us, seen before " << seen_before;
+      EXPECT_EQ(p.costs.size(), load ? 1u : 0u);
+    }
+  }
+}
+
 TEST(StepPhase, SlowFirstLaunchWithIdleDeviceIsModuleLoading) {
   TestTrace t = ThreeSteps();
   DeviceOpts slow;

@@ -230,7 +230,7 @@ std::string_view CheckStatusName(CheckStatus s) {
 
 TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   const Timeline& tl = ctx.timeline();
-  const StepSet& steps = ctx.steps();
+  const StepSet& steps = ctx.all_steps();  // a warm-up-only window is not a fragment
   Census n = Count(tl);
   TraceIntegrity out;
   auto lower = [&out](int confidence) { out.max_confidence = std::min(out.max_confidence, confidence); };
@@ -434,7 +434,7 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
     }
   }
 
-  out.checks.push_back(StepWorkCheck(steps));
+  out.checks.push_back(StepWorkCheck(ctx.steps()));
   // Idle in a step without its device work is overstated.
   if (out.checks.back().status == CheckStatus::kLimited) lower(kInferred);
 

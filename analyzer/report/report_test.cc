@@ -169,7 +169,8 @@ TEST(ReportData, MeanBreakdownSumsToTheMeanStep) {
 
 TEST(ReportData, ThroughputUsesWorldSizeWhenLarger) {
   TestTrace t;
-  t.Device(0, 100).Step(1, 0, 500).Kernel("k", 1, 10, 10);
+  // Host work through the step: its end is not the profiler-stop tail.
+  t.Device(0, 100).Step(1, 0, 500).Op("aten::work", 0, 490).Kernel("k", 1, 10, 10);
   Timeline tl = std::move(t).Build();
   AnalysisContext ctx(tl);
   ReportInput in;
