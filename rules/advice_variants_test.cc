@@ -137,6 +137,78 @@ TEST(AdviceVariants, LaunchBoundInferenceGetsCudaGraphsAndBatching) {
   ExpectNoTrainingAdvice(fix);
 }
 
+// Host time inside the model's ops, between their launches: eager dispatch
+// of a small model (the GPU waits on Python and aten:: on the host).
+Scenario EagerDispatch(bool training, bool compiled = false) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 3; ++k) {
+    s.BeginStep(k);
+    if (compiled) s.BeginAnnotation("Torch-Compiled Region: 0/0");
+    s.BeginPython("nn.Module: BertModel_0");
+    for (int i = 0; i < 20; ++i) {
+      s.BeginOp("aten::linear").Spend(300 * kNsPerUs).Kernel("gemm", 20 * kNsPerUs).End();
+    }
+    s.End();
+    if (compiled) s.End();
+    if (training) s.BeginAnnotation("Optimizer.step#SGD.step").Kernel(kElementwise, 10 * kNsPerUs).End();
+    s.Sync().EndStep();
+  }
+  return s;
+}
+
+// The same host time outside any op: work between inference steps.
+Scenario BetweenSteps() {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 3; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 5, 200 * kNsPerUs, 5 * kNsPerUs);
+    s.BeginPython("serve.py(42): postprocess").Spend(3 * kNsPerMs).Kernel("fill", 5 * kNsPerUs).End();
+    s.Sync().EndStep();
+  }
+  return s;
+}
+
+TEST(AdviceVariants, EagerDispatchInInferenceGetsGraphsAndCompile) {
+  std::vector<Finding> findings = Ranked(EagerDispatch(false));
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+      << rules2_test::Describe(findings);
+  const std::string& fix = findings.front().fix;
+  EXPECT_THAT(fix, HasSubstr("operator dispatch"));
+  EXPECT_THAT(fix, HasSubstr("CUDA Graphs"));
+  EXPECT_THAT(fix, Not(HasSubstr("between inference steps")));
+  ExpectNoTrainingAdvice(fix);
+}
+
+TEST(AdviceVariants, EagerDispatchInTrainingGetsTorchCompile) {
+  std::vector<Finding> findings = Ranked(EagerDispatch(true));
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+      << rules2_test::Describe(findings);
+  EXPECT_THAT(findings.front().fix, HasSubstr("torch.compile the model"));
+}
+
+// Python left inside an already compiled model: graph breaks and hooks.
+TEST(AdviceVariants, HostWorkInsideCompiledRegionGetsGraphBreakAdvice) {
+  std::vector<Finding> findings = Ranked(EagerDispatch(false, true));
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+      << rules2_test::Describe(findings);
+  const std::string& fix = findings.front().fix;
+  EXPECT_THAT(fix, HasSubstr("already compiled"));
+  EXPECT_THAT(fix, HasSubstr("TORCH_LOGS=graph_breaks"));
+  ExpectNoTrainingAdvice(fix);
+}
+
+TEST(AdviceVariants, HostWorkBetweenInferenceStepsGetsOverlapAdvice) {
+  std::vector<Finding> findings = Ranked(BetweenSteps());
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+      << rules2_test::Describe(findings);
+  EXPECT_THAT(findings.front().fix, HasSubstr("between inference steps"));
+}
+
 // One training step shape with an exposed collective of the given kind;
 // the optimizer step marks it as training (no backward: only exposed
 // communication is judged).

@@ -29,7 +29,6 @@ using rules_internal::StepIndexAt;
 constexpr std::string_view kMinTailShare = "MinTailShare";
 constexpr std::string_view kMinExposedShare = "MinExposedShare";
 constexpr std::string_view kBucketCapMb = "BucketCapMb";
-constexpr std::string_view kHighShare = "HighShare";
 constexpr size_t kMaxTopItems = 5;
 
 struct Collective {
@@ -360,10 +359,6 @@ std::vector<RuleOptionSpec> CommClusteredAllreduceRule::options() const {
       {std::string(kBucketCapMb), 25, "MiB",
        "DDP bucket size assumed for the last bucket, which cannot overlap backward.", 0.001,
        1e6},
-      {std::string(kHighShare), 0.15, "share",
-       "Severity is high when the recoverable time reaches this share of the step (xprof's "
-       "collectives 'high' level).",
-       0, 1},
   };
 }
 
@@ -423,9 +418,7 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.recoverable_ns_per_step = d->saving_ns() / n;
   f.recoverable_share = SafeShare(d->saving_ns(), step_total_ns);
   f.confidence = d->hideable_tail_ns > 0 ? Confidence::kModelled : Confidence::kMeasured;
-  f.severity = f.recoverable_share >= options.Get(kHighShare) ? FindingSeverity::kHigh
-               : f.recoverable_share >= min_exposed           ? FindingSeverity::kMedium
-                                                               : FindingSeverity::kLow;
+  f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   f.title = tail_fires
                 ? fmt::format("{} of collective time runs after backward; {} per step recoverable",
                               Percent(d->tail_share()), FormatDurationNs(f.recoverable_ns_per_step))

@@ -21,11 +21,15 @@ using rules_internal::SafeShare;
 using rules_internal::ShareText;
 
 constexpr std::string_view kMinIdleShare = "MinIdleShare";
-constexpr std::string_view kHighIdleShare = "HighIdleShare";
 constexpr std::string_view kMinCauseShare = "MinCauseShare";
 constexpr std::string_view kLaunchGapNs = "LaunchGapNs";
 constexpr std::string_view kWorstGaps = "WorstGaps";
 constexpr TimeNs kDefaultLaunchGapNs = 50 * kNsPerUs;
+// Other-host-work idle that is mostly inside the model's ops is eager dispatch.
+constexpr double kInModelCodeMinShare = 0.5;
+
+// Where other-host-work idle falls, which decides its fix.
+enum class HostCode : uint8_t { kUnknown, kEagerModel, kCompiledModel, kBetweenModelCalls };
 
 struct OwnedCause {
   IdleCause cause;
@@ -65,7 +69,7 @@ constexpr std::array<OwnedCause, 6> kOwned = {{
 // own input pipelines and profilers (never with_stack=True), inference has
 // requests and decode steps, not DataLoader epochs and training loops.
 // rules/docs/gpu-idle-gaps.md lists every variant.
-std::string FixFor(const OwnedCause& owned, const JobProfile& job) {
+std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode where) {
   const bool tf = job.framework == JobFramework::kTensorFlow;
   const bool jax = job.framework == JobFramework::kJax;
   switch (owned.cause) {
@@ -109,6 +113,31 @@ std::string FixFor(const OwnedCause& owned, const JobProfile& job) {
         return "Move host work out of the step: jit it, avoid jax.device_get/.block_until_"
                "ready/printing device values inside the loop, and log every N steps.";
       }
+      if (where == HostCode::kCompiledModel) {
+        // Already compiled: what remains is Python between its graphs.
+        return "The model is already compiled, yet the host runs Python inside the compiled "
+               "region while the GPU waits: graph breaks and hooks (offloading, logging, "
+               "module walks) run eagerly between the compiled graphs. Find them with "
+               "TORCH_LOGS=graph_breaks or torch._dynamo.explain, move hooks out of the "
+               "forward, and capture the result with CUDA Graphs "
+               "(torch.compile(mode=\"reduce-overhead\")).";
+      }
+      if (where == HostCode::kEagerModel) {
+        // The idle falls inside the model's own ops and modules: eager
+        // dispatch is slower than the kernels it launches (a small model
+        // or batch), which graphs and compilation remove.
+        if (job.is_inference()) {
+          return "The host runs the model's Python and operator dispatch slower than the GPU "
+                 "runs its kernels (eager mode on a small model or batch): capture the forward "
+                 "with CUDA Graphs (torch.compile(mode=\"reduce-overhead\") or "
+                 "torch.cuda.graphs), compile it to fuse small ops, and batch more requests per "
+                 "step so each kernel does more work.";
+        }
+        return "The host runs the model's Python and operator dispatch slower than the GPU runs "
+               "its kernels (eager mode on a small model or batch): torch.compile the model "
+               "(fewer, fused kernels; mode=\"reduce-overhead\" adds CUDA Graphs) or raise the "
+               "batch size so each kernel does more work.";
+      }
       if (job.is_inference()) {
         return "Host work between inference steps (pre/post-processing, sampling, "
                "detokenization, request scheduling) stalls the GPU: overlap it with the next "
@@ -133,6 +162,40 @@ std::string FixFor(const OwnedCause& owned, const JobProfile& job) {
   return std::string(owned.fix);
 }
 
+// Where a cause's idle time falls on the host: inside the model's own code
+// (a framework operator, or a module's forward as Python records it), and
+// inside code torch.compile already compiled ("Torch-Compiled Region").
+struct HostCodeShares {
+  double in_model = 0;
+  double compiled = 0;
+};
+
+HostCodeShares HostCodeSharesOf(const Timeline& tl, const IdleAttribution& idle,
+                                IdleCause cause) {
+  const SliceColumns& c = tl.slices();
+  TimeNs total_ns = 0, in_model_ns = 0, compiled_ns = 0;
+  for (const IdlePiece& p : idle.pieces) {
+    if (p.cause != cause) continue;
+    TimeNs ns = p.end_ns - p.start_ns;
+    total_ns += ns;
+    bool in_model = false, compiled = false;
+    for (SliceId s = p.host_slice; s != kNoIndex; s = c.parent[s]) {
+      std::string_view name = tl.str(c.name[s]);
+      if (c.kind[s] == EventKind::kCpuOp && name.starts_with("aten::")) in_model = true;
+      if (c.kind[s] == EventKind::kPythonFunction &&
+          (name.starts_with("nn.Module:") || name.ends_with(": forward") ||
+           name.ends_with("_call_impl"))) {
+        in_model = true;
+      }
+      if (name.starts_with("Torch-Compiled Region")) compiled = in_model = true;
+    }
+    if (in_model) in_model_ns += ns;
+    if (compiled) compiled_ns += ns;
+  }
+  return {SafeShare(static_cast<double>(in_model_ns), static_cast<double>(total_ns)),
+          SafeShare(static_cast<double>(compiled_ns), static_cast<double>(total_ns))};
+}
+
 std::string CauseBreakdown(const IdleAttribution& idle, TimeNs step_total_ns, int devices) {
   std::string out;
   for (int i = 0; i < kIdleCauseCount; ++i) {
@@ -151,8 +214,6 @@ std::vector<RuleOptionSpec> GpuIdleGapsRule::options() const {
   return {
       {std::string(kMinIdleShare), 0.10, "share",
        "GPU idle share of the step at which the rule fires", 0, 1},
-      {std::string(kHighIdleShare), 0.30, "share",
-       "share of the step one cause must reach for high severity", 0, 1},
       {std::string(kMinCauseShare), 0.02, "share",
        "smallest share of the step an owned cause needs for its own finding", 0, 1},
       {std::string(kLaunchGapNs), static_cast<double>(kDefaultLaunchGapNs), "ns",
@@ -195,9 +256,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     if (summary.total_ns == 0 || summary.share < options.Get(kMinCauseShare)) continue;
     Finding f;
     f.cause = std::string(IdleCauseName(owned.cause));
-    f.severity = summary.share >= options.Get(kHighIdleShare) ? FindingSeverity::kHigh
-                 : summary.share >= min_idle                  ? FindingSeverity::kMedium
-                                                              : FindingSeverity::kLow;
+    f.severity = SeverityForShare(summary.share);  // contract.md: one scale
     f.recoverable_ns_per_step = summary.per_step_ns;
     f.recoverable_share = summary.share;
     f.confidence = Confidence::kMeasured;
@@ -218,10 +277,8 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.evidence.push_back({fmt::format("GPU idle {} (threshold {:.0f}%)", ShareText(idle_share),
                                       min_idle * 100),
                           idle_share, min_idle, "share"});
-    f.evidence.push_back({fmt::format("idle {}: {} (high at {:.0f}%)", f.cause,
-                                      ShareText(summary.share),
-                                      options.Get(kHighIdleShare) * 100),
-                          summary.share, options.Get(kHighIdleShare), "share"});
+    f.evidence.push_back({fmt::format("idle {}: {}", f.cause, ShareText(summary.share)),
+                          summary.share, 0, "share"});
     f.evidence.push_back({fmt::format("idle by cause: {}", breakdown), idle_share, 0, "share"});
     if (unattributed_share > 0) {
       f.evidence.push_back(
@@ -229,8 +286,22 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
                        ShareText(unattributed_share)),
            unattributed_share, 0, "share"});
     }
+    HostCode where = HostCode::kUnknown;
+    if (owned.cause == IdleCause::kOtherHostWork) {
+      HostCodeShares shares = HostCodeSharesOf(tl, *idle, owned.cause);
+      where = shares.compiled >= kInModelCodeMinShare   ? HostCode::kCompiledModel
+              : shares.in_model >= kInModelCodeMinShare ? HostCode::kEagerModel
+                                                        : HostCode::kBetweenModelCalls;
+      f.evidence.push_back(
+          {fmt::format("{:.0f}% of it inside the model's operators and modules{}", shares.in_model * 100,
+                       shares.compiled > 0
+                           ? fmt::format(" ({:.0f}% inside torch.compile'd regions)",
+                                         shares.compiled * 100)
+                           : std::string()),
+           shares.in_model, kInModelCodeMinShare, "share"});
+    }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
-    f.fix = FixFor(owned, ComputeJobProfile(tl));
+    f.fix = FixFor(owned, ComputeJobProfile(tl), where);
     outcome.findings.push_back(std::move(f));
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {

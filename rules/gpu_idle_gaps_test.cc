@@ -75,13 +75,17 @@ TEST(GpuIdleGapsTest, MinIdleShareBothSides) {
   EXPECT_TRUE(RunRule(rule, LoaderShare(1000 * kNsPerUs)).findings.empty());   // ~9.0%
 }
 
-TEST(GpuIdleGapsTest, HighIdleShareSetsSeverity) {
+// Severity follows the one scale of contract.md (SeverityForShare): high
+// from 15% of the step, medium from 5%.
+TEST(GpuIdleGapsTest, SeverityFollowsTheContractScale) {
   GpuIdleGapsRule rule;
-  RuleOutcome high = RunRule(rule, LoaderShare(5 * kNsPerMs));  // ~33%
+  RuleOutcome high = RunRule(rule, LoaderShare(2 * kNsPerMs));  // ~16.7%
   ASSERT_EQ(high.findings.size(), 1u);
+  EXPECT_GE(high.findings[0].recoverable_share, kHighSeverityShare);
   EXPECT_EQ(high.findings[0].severity, FindingSeverity::kHigh);
-  RuleOutcome medium = RunRule(rule, LoaderShare(4 * kNsPerMs));  // ~28%
+  RuleOutcome medium = RunRule(rule, LoaderShare(1500 * kNsPerUs));  // ~13%
   ASSERT_EQ(medium.findings.size(), 1u);
+  EXPECT_LT(medium.findings[0].recoverable_share, kHighSeverityShare);
   EXPECT_EQ(medium.findings[0].severity, FindingSeverity::kMedium);
 }
 

@@ -29,7 +29,6 @@ using rules_internal::TensorDtypes;
 
 constexpr std::string_view kMinExposedShare = "MinExposedShare";
 constexpr std::string_view kMinPageableIdleShare = "MinPageableIdleShare";
-constexpr std::string_view kHighShare = "HighShare";
 constexpr std::string_view kSmallCopyBytes = "SmallCopyBytes";
 constexpr size_t kMaxTopItems = 5;
 constexpr size_t kMaxPythonFrames = 8;
@@ -241,9 +240,7 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
   f.recoverable_ns_per_step = n > 0 ? d.saving_ns() / n : 0;
   f.recoverable_share = SafeShare(d.saving_ns(), step_total_ns);
   f.confidence = Confidence::kMeasured;
-  f.severity = f.recoverable_share >= options.Get(kHighShare) ? FindingSeverity::kHigh
-               : f.recoverable_share >= min_exposed           ? FindingSeverity::kMedium
-                                                               : FindingSeverity::kLow;
+  f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   f.cause = d.pageable_idle_ns > d.exposed_ns ? "pageable_copy" : "exposed_h2d_copy";
   f.title = fmt::format("Host-to-device copies cost {} of the step ({} per step)",
                         Percent(f.recoverable_share), FormatDurationNs(f.recoverable_ns_per_step));
@@ -334,10 +331,6 @@ std::vector<RuleOptionSpec> H2dCopyDominanceRule::options() const {
       {std::string(kMinPageableIdleShare), 0.02, "share",
        "Fire when GPU idle time charged to pageable host copies reaches this share of the "
        "step.",
-       0, 1},
-      {std::string(kHighShare), 0.20, "share",
-       "Severity is high when the recoverable time reaches this share of the step (xprof's "
-       "input-bound 'high' level).",
        0, 1},
       {std::string(kSmallCopyBytes), 65536, "bytes",
        "Mean copy size under which many copies per step are reported as worth batching.", 0,

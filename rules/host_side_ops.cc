@@ -22,7 +22,6 @@ using rules_internal::StepIndexAt;
 
 constexpr std::string_view kMinSelfNs = "MinSelfNs";
 constexpr std::string_view kMinIdleShare = "MinIdleShare";
-constexpr std::string_view kHighIdleShare = "HighIdleShare";
 constexpr std::string_view kTopItems = "TopItems";
 
 bool IsSyncish(const Timeline& tl, SliceId s) {
@@ -135,8 +134,6 @@ std::vector<RuleOptionSpec> HostSideOpsRule::options() const {
        "shortest self time of a host op (with no GPU launches) reported", 0, 1e12},
       {std::string(kMinIdleShare), 0.02, "share",
        "share of the step the GPU must idle on a cause for a finding", 0, 1},
-      {std::string(kHighIdleShare), 0.15, "share", "share of the step for high severity", 0,
-       1},
       {std::string(kTopItems), 5, "count", "ops listed per finding", 1, 100},
   };
 }
@@ -152,15 +149,12 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   std::vector<TimeNs> self_ns = SelfTimes(tl);
   TimeNs min_self_ns = static_cast<TimeNs>(options.Get(kMinSelfNs));
   double min_share = options.Get(kMinIdleShare);
-  double high_share = options.Get(kHighIdleShare);
   size_t top_n = static_cast<size_t>(options.Get(kTopItems));
   SyncCounts syncs = CountSyncs(tl, steps);
   RoundTrips trips = FindRoundTrips(tl, steps, self_ns);
   double steps_n = static_cast<double>(scope.steps);
 
-  auto severity = [&](double share) {
-    return share >= high_share ? FindingSeverity::kHigh : FindingSeverity::kMedium;
-  };
+  auto severity = [](double share) { return SeverityForShare(share); };  // contract.md
   auto base_evidence = [&](Finding& f, const CauseSummary& s) {
     f.evidence.push_back({fmt::format("GPU idle in {}: {} (threshold {:.1f}%)", f.cause,
                                       ShareText(s.share), min_share * 100),

@@ -34,7 +34,6 @@ using rules_internal::StepIndexAt;
 
 constexpr std::string_view kMinNonTcShare = "MinNonTcShare";
 constexpr std::string_view kAssumedSpeedup = "AssumedSpeedup";
-constexpr std::string_view kHighShare = "HighShare";
 constexpr std::string_view kMinStepShare = "MinStepShare";
 constexpr size_t kMaxTopItems = 5;
 
@@ -296,8 +295,6 @@ std::vector<RuleOptionSpec> TensorCoresIdleRule::options() const {
        "Speed-up assumed for those kernels on Tensor Cores (FP32 -> TF32/BF16); the saving is "
        "time x (1 - 1/factor).",
        1, 100},
-      {std::string(kHighShare), 0.20, "share",
-       "Severity is high when the recoverable time reaches this share of the step.", 0, 1},
       {std::string(kMinStepShare), 0.01, "share",
        "Stay silent when the modelled saving is below this share of the step (the GPU is "
        "mostly idle, so Tensor Cores would not shorten the step noticeably).",
@@ -365,9 +362,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   f.recoverable_share = SafeShare(saving_ns, step_total_ns);
   // Without the op dtype the verdict rests on kernel names alone.
   f.confidence = dominant == DtypeGroup::kUnknown ? Confidence::kInferred : Confidence::kModelled;
-  f.severity = f.recoverable_share >= options.Get(kHighShare) ? FindingSeverity::kHigh
-               : share >= min_share * 2                       ? FindingSeverity::kMedium
-                                                              : FindingSeverity::kLow;
+  f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   const DeviceInfo& info = *d->info;
   f.title = fmt::format(
       "{} of GPU busy time is GEMM/conv/attention without Tensor Cores ({}, {} sm_{}{})",

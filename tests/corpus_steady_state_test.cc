@@ -91,8 +91,30 @@ TEST(CorpusSteadyState, StartUpBenchmarksAreWarmupOnly) {
       "pytorch__kineto/tb_plugin/samples/resnet50_autograd_api_num_workers_0/"
       "worker0.pt.trace.json.gz",
       {"warmup-one-time-cost/autotuning", modules, context});
-  ExpectNotJudgeable("facebookresearch__param/et_replay/tests/inputs/resnet_kineto.json.gz",
-                     {context, modules});
+  // One step (or a short window) whose first launches load their modules
+  // lazily (1.4 ms and 6.5 ms launch calls with the device idle).
+  ExpectNotJudgeable(hta + "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", {modules});
+  ExpectNotJudgeable(hta + "trace_file_list/inference_rank_1.json.gz", {modules});
+}
+
+// A 16 s window without markers: 4.7 s of start-up, then a data-loader-bound
+// training loop. The start-up is cut and reported once; the rest is judged.
+TEST(CorpusSteadyState, StartUpIsCutFromAWindowThatThenRuns) {
+  SKIP_WITHOUT_CORPUS();
+  Analysed a = AnalyseFile("facebookresearch__param/et_replay/tests/inputs/resnet_kineto.json.gz");
+  ASSERT_TRUE(a.context);
+  const StepPhaseSet& phase = a.context->step_phase();
+  EXPECT_GT(phase.window_steady_start_ns, a.context->all_steps().steps[0].start_ns);
+  ASSERT_EQ(a.context->steps().steps.size(), 1u);
+  EXPECT_EQ(a.context->steps().steps[0].start_ns, phase.window_steady_start_ns);
+  ASSERT_GE(a.ranking.size(), 3u);
+  EXPECT_EQ(a.ranking.front(), "gpu-idle-gaps/data_loader");
+  EXPECT_EQ(Ranking(a.ranking.end() - 2, a.ranking.end()),
+            (Ranking{"warmup-one-time-cost/context_creation",
+                     "warmup-one-time-cost/module_loading"}));
+  for (const Finding& f : a.result.findings) {
+    EXPECT_LE(f.recoverable_share, 0.5) << f.rule_id;  // a window: capped
+  }
 }
 
 TEST(CorpusSteadyState, GraphCaptureTraceIsCapture) {

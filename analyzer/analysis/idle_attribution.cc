@@ -335,15 +335,29 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
              h = c.parent[h]) {
           if (IsBlockingCall(tl, index, h)) drained_by = h;
         }
+        // Removing the sync lets the host run ahead by at most the GPU work
+        // it waited for (from the call's start to the gap's start), so after
+        // the call returns the sync owns at most that much of the gap; the
+        // rest belongs to what the host does then.
+        TimeNs drain_until_ns = gap.start_ns;
         std::vector<TimeNs> cuts = index.CutsInside(track, gap.start_ns, gap.end_ns);
+        if (drained_by != kNoIndex) {
+          TimeNs waited_ns = std::max<TimeNs>(0, gap.start_ns - c.ts_ns[drained_by]);
+          drain_until_ns = std::max(gap.start_ns, c.end_ns(drained_by)) + waited_ns;
+          if (drain_until_ns < gap.end_ns) {
+            cuts.insert(std::upper_bound(cuts.begin(), cuts.end(), drain_until_ns), drain_until_ns);
+          }
+        }
         cuts.push_back(gap.end_ns);
         TimeNs a = gap.start_ns;
         for (TimeNs b : cuts) {
+          if (b <= a) continue;
           SliceId innermost = index.InnermostAt(track, a);
           SliceId host_op = kNoIndex;
           SliceId cause_slice = kNoIndex;
-          IdleCause cause = HostCause(tl, index, innermost, gap.length_ns(), drained_by,
-                                      options, &host_op, &cause_slice);
+          SliceId drained = a < drain_until_ns ? drained_by : kNoIndex;
+          IdleCause cause = HostCause(tl, index, innermost, gap.length_ns(), drained, options,
+                                      &host_op, &cause_slice);
           if (host_op == kNoIndex && innermost != kNoIndex &&
               !tl.HasFlag(innermost, kFlagStepMarker)) {
             host_op = innermost;  // a runtime call or Python frame outside any op

@@ -27,8 +27,8 @@ class AnalysisContext;
 //    a step) and each piece gets the first cause present, by priority:
 //    data loader > inside a synchronizing call (incl. aten::item and a
 //    pageable D2H copy) > inside a pageable H2D copy call > the GPU ran dry
-//    while the host was blocked in a synchronizing call (the rest of that
-//    interval) > inside a launch call that itself took kLaunchStallNs or
+//    while the host was blocked in a synchronizing call (after it returns,
+//    for at most as long as it had waited: the host's possible lead) > inside a launch call that itself took kLaunchStallNs or
 //    more (the runtime stalled: module loading, allocator, driver) > self
 //    time of an op that launches nothing > launch overhead
 //    (interval shorter than launch_gap_ns while inside a launch call or an

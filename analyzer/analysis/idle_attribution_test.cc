@@ -81,10 +81,11 @@ TEST(IdleAttributionTest, DataLoaderThenSyncDrainedLaunch) {
   ExpectAccountingHolds(*a);
   const IdleAttribution& idle = a->idle();
   EXPECT_EQ(CauseNs(idle, IdleCause::kDataLoader), 3 * 8 * kNsPerMs);
-  // Step 1: the 5 us launch call is other host work; in steps 2 and 3 the
-  // host was blocked in the previous step's sync when the GPU ran dry.
-  EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 5 * kNsPerUs);
-  EXPECT_EQ(CauseNs(idle, IdleCause::kSyncCall), 2 * 5 * kNsPerUs);
+  // The 5 us launch call is other host work in every step: in steps 2 and 3
+  // the previous step's sync drained the queue, but the 8 ms of loading
+  // since it returned used up the 2 ms lead the host could have had.
+  EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 3 * 5 * kNsPerUs);
+  EXPECT_EQ(CauseNs(idle, IdleCause::kSyncCall), 0);
   EXPECT_EQ(idle.per_step_ns[0][static_cast<int>(IdleCause::kDataLoader)], 8 * kNsPerMs);
   const IdlePiece& first = idle.pieces.front();
   EXPECT_EQ(first.cause, IdleCause::kDataLoader);
@@ -237,12 +238,41 @@ TEST(IdleAttributionTest, HipBlockingCallsAreSyncCalls) {
                                "hipDeviceSynchronize", "hipEventSynchronize"}) {
     Scenario s;
     s.Device(DeviceSpec::A100());
-    s.BeginStep(1).Kernel("a", kNsPerMs).Sync({}, api).Idle(kNsPerMs).Kernel("b", kNsPerMs);
+    s.BeginStep(1).Kernel("a", kNsPerMs).Sync({}, api).Idle(500 * kNsPerUs).Kernel("b", kNsPerMs);
     s.Sync().EndStep();
     auto a = Analyse(s);
     ExpectAccountingHolds(*a);
-    EXPECT_EQ(CauseNs(a->idle(), IdleCause::kSyncCall), kNsPerMs + 5 * kNsPerUs) << api;
+    EXPECT_EQ(CauseNs(a->idle(), IdleCause::kSyncCall), 500 * kNsPerUs + 5 * kNsPerUs) << api;
     EXPECT_EQ(CauseNs(a->idle(), IdleCause::kHostSilent), 0) << api;
+  }
+}
+
+// After a sync returns, the sync owns the gap for at most as long as it
+// waited for the GPU (the lead the host could have had without it): a 1 ms
+// silence after waiting 200 us is 200 us of sync and 800 us of silence, and
+// the same silence after waiting 2 ms is all the sync's.
+TEST(IdleAttributionTest, DrainedQueueIsChargedUpToTheWait) {
+  for (TimeNs kernel_ns : {200 * kNsPerUs, 2 * kNsPerMs}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    s.BeginStep(1).Kernel("a", kernel_ns).Sync().Idle(kNsPerMs).Kernel("b", kNsPerMs);
+    s.Sync().EndStep();
+    auto a = Analyse(s);
+    ExpectAccountingHolds(*a);
+    const IdleAttribution& idle = a->idle();
+    TimeNs gap_ns = kNsPerMs + 5 * kNsPerUs;  // the silence and b's launch call
+    TimeNs sync_ns = CauseNs(idle, IdleCause::kSyncCall);
+    if (kernel_ns > gap_ns) {
+      EXPECT_EQ(sync_ns, gap_ns);
+    } else {
+      // The wait: from the sync call's start to the end of "a".
+      EXPECT_GT(sync_ns, kernel_ns - 10 * kNsPerUs);
+      EXPECT_LE(sync_ns, kernel_ns);
+      EXPECT_EQ(sync_ns + CauseNs(idle, IdleCause::kHostSilent) +
+                    CauseNs(idle, IdleCause::kOtherHostWork),
+                gap_ns);
+      EXPECT_GT(CauseNs(idle, IdleCause::kHostSilent), 700 * kNsPerUs);
+    }
   }
 }
 

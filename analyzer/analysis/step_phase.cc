@@ -25,6 +25,10 @@ constexpr TimeNs kModuleLoadMinNs = 10'000'000;
 constexpr TimeNs kFirstLaunchLoadMinNs = 1'000'000;
 // ... and the later launches of that name take at most this fraction of it.
 constexpr TimeNs kLoadToSteadyLaunchRatio = 10;
+// A window is judged after its start-up when what follows is at least this
+// share of it and holds this many device activities.
+constexpr double kMinSteadyRestShare = 0.5;
+constexpr int64_t kMinSteadyRestActivities = 10;
 // "Device idle" under a call: less than this share of the call is busy.
 constexpr double kMaxBusyShareUnderStall = 0.5;
 
@@ -196,6 +200,38 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
   return events;
 }
 
+// A window (no step markers) that opens with start-up and then runs: judge
+// what follows the last one-time work, as a user would profile it with a
+// schedule, when that is most of the window and the device works in it.
+void CutWindowStartUp(const Timeline& tl, const StepSet& all_steps, StepPhaseSet& out) {
+  if (all_steps.from_markers || all_steps.steps.size() != 1 || out.costs.empty() ||
+      out.phases[0] == StepPhase::kSteady) {
+    return;
+  }
+  const Step& window = all_steps.steps[0];
+  TimeNs one_time_end_ns = window.start_ns;
+  for (const OneTimeCost& cost : out.costs) {
+    for (const OneTimeEvent& e : cost.events) one_time_end_ns = std::max(one_time_end_ns, e.end_ns);
+  }
+  TimeNs rest_ns = window.end_ns - one_time_end_ns;
+  if (static_cast<double>(rest_ns) <
+      kMinSteadyRestShare * static_cast<double>(window.duration_ns())) {
+    return;
+  }
+  const SliceColumns& c = tl.slices();
+  int64_t device_after = 0;
+  for (SliceId s = 0; s < c.size() && device_after < kMinSteadyRestActivities; ++s) {
+    if (IsDeviceActivity(c.kind[s]) && tl.tracks()[c.track[s]].kind == TrackKind::kDeviceStream &&
+        c.ts_ns[s] >= one_time_end_ns) {
+      ++device_after;
+    }
+  }
+  if (device_after < kMinSteadyRestActivities) return;
+  out.window_steady_start_ns = one_time_end_ns;
+  out.phases[0] = StepPhase::kSteady;
+  out.steady_count = 1;
+}
+
 }  // namespace
 
 std::string_view StepPhaseName(StepPhase p) {
@@ -282,7 +318,16 @@ StepPhaseSet ComputeStepPhase(const Timeline& tl, const StepSet& all_steps) {
     out.phases.push_back(phase);
     if (phase == StepPhase::kSteady) ++out.steady_count;
   }
+  CutWindowStartUp(tl, all_steps, out);
   return out;
+}
+
+std::string OneTimeSummary(const StepPhaseSet& phase) {
+  std::vector<std::string> parts;
+  for (const OneTimeCost& c : phase.costs) {
+    parts.push_back(fmt::format("{} {}", OneTimeKindLabel(c.kind), FormatDurationNs(c.total_ns)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase) {
@@ -292,6 +337,15 @@ StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase) {
   for (size_t i = 0; i < all_steps.steps.size(); ++i) {
     if (phase.phases[i] == StepPhase::kSteady) {
       out.steps.push_back(all_steps.steps[i]);
+      if (phase.window_steady_start_ns >= 0) {
+        Step& window = out.steps.back();
+        out.notes.push_back(fmt::format(
+            "start-up cut from the window: its one-time work ({}) runs until +{}, so it is "
+            "judged from there on",
+            OneTimeSummary(phase),
+            FormatDurationNs(phase.window_steady_start_ns - window.start_ns)));
+        window.start_ns = phase.window_steady_start_ns;
+      }
       continue;
     }
     left_out.push_back(all_steps.from_markers

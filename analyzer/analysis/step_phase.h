@@ -56,8 +56,16 @@ struct StepPhaseSet {
   std::vector<StepPhase> phases;
   std::vector<OneTimeCost> costs;  // kinds with time, in OneTimeKind order
   int steady_count = 0;
+  // A window without step markers whose one-time work all comes early is
+  // judged from where that work ends (steady when what follows is most of
+  // the window and has device work); -1 when not cut.
+  TimeNs window_steady_start_ns = -1;
   // Steps existed, and none of them is steady: nothing per step can be judged.
   bool NoSteadyStep() const { return !phases.empty() && steady_count == 0; }
+  // The steady view is the same as the all-steps view.
+  bool AllSteady() const {
+    return static_cast<size_t>(steady_count) == phases.size() && window_steady_start_ns < 0;
+  }
   TimeNs TotalOneTimeNs() const {
     TimeNs t = 0;
     for (const OneTimeCost& c : costs) t += c.total_ns;
@@ -66,6 +74,9 @@ struct StepPhaseSet {
 };
 
 StepPhaseSet ComputeStepPhase(const Timeline& tl, const StepSet& all_steps);
+
+// "CUDA/HIP context creation ... 1.451 s, first-launch module loading ...".
+std::string OneTimeSummary(const StepPhaseSet& phase);
 
 // The steps of `all_steps` whose phase is steady, with a note naming the
 // ones left out.

@@ -101,6 +101,37 @@ TEST(StepPhase, SlowFirstLaunchWithIdleDeviceIsModuleLoading) {
   EXPECT_EQ(p.costs[0].total_ns, Us(40'000));
 }
 
+// A window without markers: 300 ms of context creation, then `work_ms` of
+// 20 kernels. Judged from the end of the start-up when the rest is at least
+// half the window; otherwise the window stays warm-up.
+TEST(StepPhase, WindowIsJudgedAfterItsStartUp) {
+  for (TimeNs work_ms : {250, 350}) {
+    TestTrace t;
+    t.Device(0, 108);
+    t.Host("cudaFree", EventKind::kRuntime, 0, 300'000);
+    TimeNs step_us = work_ms * 1'000 / 20;
+    for (int k = 0; k < 20; ++k) {
+      TimeNs base = 300'000 + k * step_us;
+      t.Op("aten::mm", base, 20).Kernel("k", base + 1, base + 10, step_us - 20);
+    }
+    Timeline tl = std::move(t).Build();
+    StepSet all = ComputeSteps(tl);
+    StepPhaseSet p = ComputeStepPhase(tl, all);
+    StepSet steady = SteadySteps(all, p);
+    bool cut = work_ms > 300;
+    EXPECT_EQ(p.phases[0], cut ? StepPhase::kSteady : StepPhase::kWarmup) << work_ms;
+    EXPECT_EQ(p.AllSteady(), false);
+    EXPECT_EQ(p.window_steady_start_ns >= 0, cut);
+    ASSERT_EQ(steady.steps.size(), cut ? 1u : 0u);
+    ASSERT_EQ(p.costs.size(), 1u);  // reported once either way
+    if (cut) {
+      EXPECT_EQ(steady.steps[0].start_ns, Us(300'000));
+      EXPECT_EQ(steady.steps[0].end_ns, all.steps[0].end_ns);
+      EXPECT_NE(steady.notes.back().find("start-up cut from the window"), std::string::npos);
+    }
+  }
+}
+
 TEST(StepPhase, CudnnAutotuningIsWarmup) {
   TestTrace t = ThreeSteps();
   t.Op("aten::cudnn_convolution", 100, 5'000);

@@ -96,6 +96,10 @@ void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
   w.Key("inherited_device_ns").Int(all.inherited_device_ns);
   w.Key("stop_tail_ns").Int(all.stop_tail_ns);
   w.Key("lead_in_ns").Int(all.lead_in_ns);
+  w.Key("start_up_cut_ns")
+      .Int(phase.window_steady_start_ns >= 0 && !all.steps.empty()
+               ? phase.window_steady_start_ns - all.steps[0].start_ns
+               : 0);
   w.Key("one_time_costs").BeginArray();
   for (const OneTimeCost& c : phase.costs) {
     w.BeginObject();
@@ -106,7 +110,7 @@ void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
   }
   w.EndArray();
   w.Key("all_steps");
-  if (static_cast<size_t>(phase.steady_count) == all.steps.size()) {
+  if (phase.AllSteady()) {
     w.Null();
     return;
   }

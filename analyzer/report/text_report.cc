@@ -107,7 +107,7 @@ void Header(std::string& out, const ReportInput& in) {
       const StepSet& steps = in.contexts[i]->steps();
       const StepPhaseSet& phase = in.contexts[i]->step_phase();
       std::string range = StepRange(in.contexts[i]->all_steps());
-      if (static_cast<size_t>(phase.steady_count) != phase.phases.size()) {
+      if (!phase.AllSteady()) {
         range += fmt::format("; {} steady", phase.steady_count);
       }
       out += fmt::format("Steps:      {}{}\n", prefix, range);
@@ -331,7 +331,7 @@ std::string RenderTextReport(const ReportInput& in) {
     std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
     std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
     const StepPhaseSet& phase = in.contexts[i]->step_phase();
-    if (static_cast<size_t>(phase.steady_count) != phase.phases.size()) {
+    if (!phase.AllSteady()) {
       // contract.md: both views when they differ.
       const StepMetrics& all = in.contexts[i]->all_step_metrics();
       Section(out, fmt::format("Step metrics, all complete steps ({}mean over {} step{}, "
