@@ -125,7 +125,8 @@ absl::StatusOr<SortSpec> ParseSort(const std::string& sort) {
     return absl::InvalidArgumentError(fmt::format("--sort must be one of {}, not '{}'",
                                                   fmt::join(BatchSortColumns(), ", "), sort));
   }
-  spec.descending = descending.value_or(it->second.numeric);
+  // Numbers largest first, except time (oldest first) and text (A to Z).
+  spec.descending = descending.value_or(it->second.numeric && column != "start");
   return spec;
 }
 

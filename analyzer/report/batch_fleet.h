@@ -40,8 +40,8 @@ std::optional<double> DevicePricePerHour(const PriceTable& prices, const BatchRo
 
 struct BatchView {
   // A column (BatchSortColumns()), optionally ":asc" or ":desc". "path"
-  // keeps the order found. Text columns sort ascending, numbers descending
-  // (largest first) unless told; runs without the value go last; ties keep
+  // keeps the order found. Text columns and "start" sort ascending, numbers
+  // descending (largest first) unless told; runs without the value go last; ties keep
   // the order found.
   std::string sort = "path";
   // "", "device", "dir:N" (the first N directory levels below the batch

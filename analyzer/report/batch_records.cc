@@ -269,7 +269,12 @@ absl::StatusOr<ShardFile> ParseShardRecords(std::string_view text, const std::st
           fmt::format("{}: not a tracelint batch record (--format jsonl)", where));
     }
     Fields f(o, where);
-    std::string type = f.Str("type");
+    std::string_view type_view;
+    if (o["type"].get_string().get(type_view) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: not a tracelint batch record (--format jsonl)", where));
+    }
+    std::string type(type_view);
     int64_t version = f.Int("version");
     BatchShardInfo info;
     info.config_hash = f.Str("config");
