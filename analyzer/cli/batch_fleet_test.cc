@@ -246,6 +246,26 @@ TEST(BatchFleet, TrendFollowsTraceTimeNotNames) {
   EXPECT_GT(r.out.find("/c,"), r.out.find("/a,"));
 }
 
+TEST(BatchFleet, TrendWithGroupsComparesRunsOfOneGroup) {
+  fs::path root = TempDir() / "mixed";
+  const int64_t hour_ns = 3600LL * 1'000'000'000;
+  const int64_t t0 = 1'700'000'000LL * 1'000'000'000;
+  Write(root / "1" / "rank0.json", Trace(kA100, 10000, t0));
+  Write(root / "2" / "rank0.json", Trace(kH100, 4000, t0 + hour_ns));
+  Write(root / "3" / "rank0.json", Trace(kA100, 10000, t0 + 2 * hour_ns));
+  BatchArgs args;
+  args.paths = {root.string()};
+  args.trend = true;
+  Result r = Batch(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("step time 4.000 -> 10.000 ms"));  // across device types
+  args.group_by = "device";
+  r = Batch(args);
+  EXPECT_THAT(r.out, HasSubstr("each run against the previous of its group"));
+  EXPECT_THAT(r.out, Not(HasSubstr("step time 4.000 -> 10.000 ms")));
+  EXPECT_THAT(r.out, Not(HasSubstr("step time 10.000 -> 4.000 ms")));
+}
+
 // The CLI tests' archive (batch_command_test.cc) plus generated runs of
 // several sizes.
 fs::path ShardArchive() {

@@ -274,7 +274,8 @@ std::vector<BatchGroup> ComputeGroups(const std::vector<BatchRow>& rows, const G
 
 // contract.md, "Run order": by the trace's own start time, then by name;
 // traces without wall-clock times after those with.
-std::vector<BatchTrendEntry> ComputeTrend(const std::vector<BatchRow>& rows, double threshold) {
+std::vector<BatchTrendEntry> ComputeTrend(const std::vector<BatchRow>& rows, double threshold,
+                                          const GroupSpec& group) {
   constexpr TimeNs kWallClockFromNs = 1'000'000'000LL * kNsPerS;
   std::vector<const BatchRow*> order;
   for (const BatchRow& r : rows) {
@@ -303,15 +304,18 @@ std::vector<BatchTrendEntry> ComputeTrend(const std::vector<BatchRow>& rows, dou
     }
     return out;
   };
+  // With groups, each run is compared with the previous run of its group
+  // (an H100 run after an A100 run is no regression).
   std::vector<BatchTrendEntry> entries;
-  const BatchRow* previous = nullptr;
-  Costs previous_costs;
+  std::map<std::string, std::pair<const BatchRow*, Costs>> last_of_group;
   for (const BatchRow* r : order) {
     BatchTrendEntry& e = entries.emplace_back();
     e.run = r->run;
+    e.group = GroupKey(group, *r);
     e.start_ns = r->start_ns;
     e.mean_step_ns = r->mean_step_ns;
     Costs costs = costs_of(*r);
+    auto& [previous, previous_costs] = last_of_group[e.group];
     if (previous != nullptr) {
       if (beyond(previous->mean_step_ns, r->mean_step_ns)) {
         e.changes.push_back({"step time", previous->mean_step_ns, r->mean_step_ns});
@@ -462,7 +466,7 @@ absl::StatusOr<BatchTable> ApplyBatchView(std::vector<BatchRow> rows, const Batc
   if (view.trend) {
     table.trend = true;
     table.trend_threshold = view.trend_threshold;
-    table.trend_entries = ComputeTrend(rows, view.trend_threshold);
+    table.trend_entries = ComputeTrend(rows, view.trend_threshold, group);
   }
   SortRows(rows, sort);
   table.rows = std::move(rows);

@@ -87,18 +87,27 @@ const std::vector<std::string> kRuleHeaders = {"group", "rule", "fired in runs",
 const std::vector<bool> kRuleNumeric = {false, false, true, true, true};
 
 std::string TrendTitle(const BatchTable& t) {
-  return fmt::format("Trend by trace start time (changes beyond {:.0f}%)",
+  return fmt::format("Trend by trace start time{} (changes beyond {:.0f}%)",
+                     t.group_by.empty() ? "" : ", each run against the previous of its group",
                      100 * t.trend_threshold);
 }
 
-const std::vector<std::string> kTrendHeaders = {"start", "mean step ms", "run", "changes"};
-const std::vector<bool> kTrendNumeric = {false, true, false, false};
+std::vector<std::string> TrendHeaders(const BatchTable& t, std::vector<bool>& numeric) {
+  numeric = {false, true, false, false};
+  std::vector<std::string> h = {"start", "mean step ms", "run", "changes"};
+  if (!t.group_by.empty()) {
+    h.insert(h.begin() + 2, "group");
+    numeric.insert(numeric.begin() + 2, false);
+  }
+  return h;
+}
 
 std::vector<std::vector<std::string>> TrendCells(const BatchTable& t) {
   std::vector<std::vector<std::string>> body;
   for (const BatchTrendEntry& e : t.trend_entries) {
-    body.push_back({FormatTraceTime(e.start_ns), Millis(e.mean_step_ns), e.run,
-                    DescribeChanges(e)});
+    std::vector<std::string>& cells = body.emplace_back();
+    cells = {FormatTraceTime(e.start_ns), Millis(e.mean_step_ns), e.run, DescribeChanges(e)};
+    if (!t.group_by.empty()) cells.insert(cells.begin() + 2, e.group);
   }
   return body;
 }
@@ -191,7 +200,9 @@ std::string TextSections(const BatchTable& t) {
     if (t.trend_entries.empty()) {
       out += "no analysed run\n";
     } else {
-      out += AlignColumns(WithHeader(kTrendHeaders, TrendCells(t), true), kTrendNumeric, false);
+      std::vector<bool> numeric;
+      std::vector<std::string> headers = TrendHeaders(t, numeric);
+      out += AlignColumns(WithHeader(headers, TrendCells(t), true), numeric, false);
     }
   }
   return out;
@@ -209,8 +220,9 @@ std::string MarkdownSections(const BatchTable& t) {
     }
   }
   if (t.trend) {
-    out += "\n### " + TrendTitle(t) + "\n\n" +
-           MarkdownTable(kTrendHeaders, kTrendNumeric, TrendCells(t));
+    std::vector<bool> numeric;
+    std::vector<std::string> headers = TrendHeaders(t, numeric);
+    out += "\n### " + TrendTitle(t) + "\n\n" + MarkdownTable(headers, numeric, TrendCells(t));
   }
   return out;
 }
@@ -252,6 +264,7 @@ void JsonSections(const BatchTable& t, JsonWriter& w) {
     for (const BatchTrendEntry& e : t.trend_entries) {
       w.BeginObject();
       w.Key("run").String(e.run);
+      w.Key("group").String(e.group);
       w.Key("start_ns").Int(e.start_ns);
       w.Key("mean_step_ns").Int(e.mean_step_ns);
       w.Key("changes").BeginArray();

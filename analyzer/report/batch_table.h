@@ -108,6 +108,7 @@ struct BatchTrendChange {
 
 struct BatchTrendEntry {
   std::string run;
+  std::string group;  // with --group-by: compared with the previous run of this group
   TimeNs start_ns = 0;
   TimeNs mean_step_ns = 0;
   std::vector<BatchTrendChange> changes;
