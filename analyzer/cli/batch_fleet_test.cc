@@ -409,6 +409,14 @@ TEST(BatchFleet, MergeRefusesOtherConfigurationsAndOddFiles) {
   EXPECT_THAT(r.out, Not(HasSubstr("missing")));
   merge.format = "jsonl";
   EXPECT_EQ(Batch(merge).code, kExitUsage);
+  // The table may go beside the shard outputs, never over one.
+  merge.format = "text";
+  merge.output = shards[1];
+  EXPECT_EQ(Batch(merge).code, kExitUsage);
+  EXPECT_THAT(ReadFile(shards[1]), HasSubstr("batch-end"));
+  merge.output = (out / "merged.txt").string();
+  EXPECT_EQ(Batch(merge).code, kExitUnreadable);
+  EXPECT_THAT(ReadFile(merge.output), HasSubstr("archive/c"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `tracelint batch --merge`, and the output step `batch` shares with it.
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <ostream>
 #include <set>
@@ -84,9 +85,18 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   absl::StatusOr<BatchView> view = ViewOf(args);
   if (!view.ok()) return Usage(err, view.status().message());
   if (args.paths.empty()) return Usage(err, "batch --merge needs the shard outputs to merge");
-  for (const std::string& path : args.paths) {
-    if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
-      return Usage(err, s.message());
+  // The inputs are shard outputs, not traces: the table may go beside
+  // them, never over one of them.
+  if (!IsStdoutPath(args.output)) {
+    std::error_code ec;
+    std::filesystem::path target = std::filesystem::weakly_canonical(args.output, ec);
+    for (const std::string& path : args.paths) {
+      std::error_code ec2;
+      if (std::filesystem::weakly_canonical(path, ec2) == target ||
+          std::filesystem::equivalent(path, args.output, ec2)) {
+        return Usage(err, fmt::format("refusing to write {}: it is a shard output being merged",
+                                      args.output));
+      }
     }
   }
 
