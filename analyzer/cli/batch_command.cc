@@ -184,13 +184,13 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   info.shard = shard->index;
   info.shards = shard->count;
   info.config_hash = ConfigHash(args, *rules);
+  std::vector<std::string> paths;
+  std::vector<int64_t> sizes;
+  for (const RunSlot& slot : slots) {
+    paths.push_back(slot.path);
+    sizes.push_back(slot.find_error ? 0 : RunSizeBytes(slot.path));
+  }
   if (shard->count > 1) {
-    std::vector<std::string> paths;
-    std::vector<int64_t> sizes;
-    for (const RunSlot& slot : slots) {
-      paths.push_back(slot.path);
-      sizes.push_back(slot.find_error ? 0 : RunSizeBytes(slot.path));
-    }
     std::vector<int> shard_of = PartitionRuns(paths, sizes, shard->count);
     for (size_t i = 0; i < slots.size(); ++i) slots[i].shard = shard_of[i];
   }
@@ -198,6 +198,11 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   for (size_t i = 0; i < slots.size(); ++i) {
     if (slots[i].shard == shard->index) mine.push_back(i);
   }
+  // Largest runs start first, so one big run does not start last and hold
+  // up the end of the batch alone; rows keep the order found.
+  std::vector<size_t> start_order = mine;
+  std::stable_sort(start_order.begin(), start_order.end(),
+                   [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
   if (shard->count > 1) {
     err << fmt::format("tracelint: shard {}/{} (from {}): {} of {} runs found\n", shard->index,
                        shard->count, shard->source, mine.size(), slots.size());
@@ -217,7 +222,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   auto started = std::chrono::steady_clock::now();
   {
     WorkerPool pool(jobs, jobs);
-    for (size_t i : mine) {
+    for (size_t i : start_order) {
       RunSlot& slot = slots[i];
       if (slot.find_error) {
         BatchRecord& rec = slot.records.emplace_back();
