@@ -28,7 +28,7 @@ namespace {
 
 struct RunSlot {
   std::string path;
-  std::string root;  // the batch path it was found under
+  std::string root;                        // the batch path it was found under
   std::optional<absl::Status> find_error;  // the search itself failed
   int shard = 0;
   // One record per run found at the path (several when the files found
@@ -82,7 +82,8 @@ void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
     size_t runs = analyzed->grouping.runs.size();
     for (size_t g = 0; g < runs; ++g) {
       BatchRecord& rec = add(static_cast<int>(g));
-      if (g == 0) rec.warnings.push_back(fmt::format("{} holds {} runs; one row each", slot.path, runs));
+      if (g == 0)
+        rec.warnings.push_back(fmt::format("{} holds {} runs; one row each", slot.path, runs));
       const RunFileFacts& first = analyzed->file_facts[analyzed->grouping.runs[g].files[0]];
       std::string label = fmt::format("{} (run {}: {})", slot.path, g + 1,
                                       std::filesystem::path(first.path).filename().string());
@@ -106,7 +107,8 @@ std::string Seconds(double s) {
 // Everything that makes two shards' rows comparable: rules, their
 // effective options, the search depth and the paths as given.
 std::string ConfigHash(const BatchArgs& args, const PreparedRules& rules) {
-  std::vector<std::string> parts = {"tracelint batch records", fmt::format("{}", kBatchRecordVersion),
+  std::vector<std::string> parts = {"tracelint batch records",
+                                    fmt::format("{}", kBatchRecordVersion),
                                     fmt::format("max-depth {}", args.max_depth)};
   for (const std::string& r : rules.selected) parts.push_back("rule " + r);
   for (const auto& [rule, options] : rules.options) {
@@ -234,12 +236,12 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
       pool.Submit([&, i] {
         AnalyzeOne(slots[i], static_cast<int64_t>(i), registry, *rules, pipeline);
         size_t done = ++runs_done;
-        double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                         started).count();
+        double elapsed_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         double rate = elapsed_s > 0 ? done / elapsed_s : 0;
         double eta_s = rate > 0 ? (mine.size() - done) / rate : -1;
-        progress.Update(fmt::format("tracelint: {}/{} runs analysed, {:.2f} runs/s, ETA {}",
-                                    done, mine.size(), rate, Seconds(eta_s)));
+        progress.Update(fmt::format("tracelint: {}/{} runs analysed, {:.2f} runs/s, ETA {}", done,
+                                    mine.size(), rate, Seconds(eta_s)));
       });
     }
     pool.Wait();
@@ -251,7 +253,8 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
     for (BatchRecord& rec : slots[i].records) records.push_back(std::move(rec));
     slots[i].records.clear();
   }
-  if (args.format != "jsonl") return FinishBatch(std::move(records), *view, args, kExitOk, out, err);
+  if (args.format != "jsonl")
+    return FinishBatch(std::move(records), *view, args, kExitOk, out, err);
 
   // jsonl: the partition, one record per run, the end mark; written whole
   // or not at all (WriteReport), so a shard that died leaves no file.
@@ -262,7 +265,8 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   std::string text = ShardHeaderRecord(info, partition);
   int exit_code = kExitOk;
   for (const BatchRecord& rec : records) {
-    for (const std::string& w : rec.warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
+    for (const std::string& w : rec.warnings)
+      err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
     if (rec.row.status == BatchStatus::kError) {
       err << "tracelint: " << EscapeTerminal(rec.row.error) << "\n";
       exit_code = CombineExitCodes(exit_code, kExitUnreadable);

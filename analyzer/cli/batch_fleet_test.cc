@@ -63,17 +63,24 @@ std::string Trace(const std::string& device, int64_t step_us, int64_t base_ns = 
   for (int i = 0; i < steps; ++i) {
     int64_t t = 1000 + i * step_us;
     int64_t kernel_us = static_cast<int64_t>(step_us * busy);
-    add(fmt::format(R"({{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{}", "pid": 10, "tid": 10, "ts": {}, "dur": {}}})",
-                    i + 1, t, step_us));
-    add(fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": {}, "dur": 8}})",
-                    t + 1));
-    add(fmt::format(R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": {}, "dur": 5, "args": {{"correlation": {}}}}})",
-                    t + 2, i + 1));
-    add(fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": {}, "dur": {}, "args": {{"device": 0, "stream": 7, "correlation": {}}}}})",
-                    t + 10, kernel_us, i + 1));
+    add(fmt::format(
+        R"({{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{}", "pid": 10, "tid": 10, "ts": {}, "dur": {}}})",
+        i + 1, t, step_us));
+    add(fmt::format(
+        R"({{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": {}, "dur": 8}})",
+        t + 1));
+    add(fmt::format(
+        R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": {}, "dur": 5, "args": {{"correlation": {}}}}})",
+        t + 2, i + 1));
+    add(fmt::format(
+        R"({{"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": {}, "dur": {}, "args": {{"device": 0, "stream": 7, "correlation": {}}}}})",
+        t + 10, kernel_us, i + 1));
   }
-  std::string dist = rank >= 0 ? fmt::format(R"("distributedInfo": {{"backend": "nccl", "rank": {}, "world_size": {}}},)", rank, world)
-                               : "";
+  std::string dist =
+      rank >= 0 ? fmt::format(
+                      R"("distributedInfo": {{"backend": "nccl", "rank": {}, "world_size": {}}},)",
+                      rank, world)
+                : "";
   std::string base = base_ns > 0 ? fmt::format(R"("baseTimeNanoseconds": {},)", base_ns) : "";
   return fmt::format(
       R"({{"schemaVersion": 1, {} {} "deviceProperties": [{{"id": 0, "name": "{}", "computeMajor": 9, "computeMinor": 0, "numSms": 132, "totalGlobalMem": 85000000000}}],
@@ -134,7 +141,8 @@ TEST(BatchFleet, SamplesPerDollarByDeviceTypeHasTheKnownAnswers) {
   EXPECT_THAT(json, HasSubstr("\"median_samples_per_dollar\": 11520000"));
   std::string why;
   testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", args.output, why);
-  if (check != testing::SchemaCheck::kSkipped) EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+  if (check != testing::SchemaCheck::kSkipped)
+    EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
   // Sorted by samples per dollar, largest first: spot first.
   size_t spot = json.find("spot-h100-bs32"), a100 = json.find("a100-bs64");
   EXPECT_LT(spot, a100);
@@ -264,6 +272,14 @@ TEST(BatchFleet, TrendWithGroupsComparesRunsOfOneGroup) {
   EXPECT_THAT(r.out, HasSubstr("each run against the previous of its group"));
   EXPECT_THAT(r.out, Not(HasSubstr("step time 4.000 -> 10.000 ms")));
   EXPECT_THAT(r.out, Not(HasSubstr("step time 10.000 -> 4.000 ms")));
+  args.format = "json";
+  args.output = (root.parent_path() / "trend.json").string();
+  ASSERT_EQ(Batch(args).code, kExitOk);
+  EXPECT_THAT(ReadFile(args.output), HasSubstr("\"group\": \"NVIDIA H100 80GB HBM3\""));
+  std::string why;
+  testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", args.output, why);
+  if (check != testing::SchemaCheck::kSkipped)
+    EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
 }
 
 // The CLI tests' archive (batch_command_test.cc) plus generated runs of

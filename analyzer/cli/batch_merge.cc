@@ -57,8 +57,7 @@ int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const B
     if (rec.row.status == BatchStatus::kError) {
       err << "tracelint: " << EscapeTerminal(rec.row.error) << "\n";
       exit_code = CombineExitCodes(exit_code, kExitUnreadable);
-    } else if (rec.row.status == BatchStatus::kDamaged ||
-               rec.row.status == BatchStatus::kMissing) {
+    } else if (rec.row.status == BatchStatus::kDamaged || rec.row.status == BatchStatus::kMissing) {
       exit_code = CombineExitCodes(exit_code, kExitDamaged);
     }
     rows.push_back(std::move(rec.row));
@@ -75,9 +74,8 @@ int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const B
 int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   if (args.format != "text" && args.format != "markdown" && args.format != "csv" &&
       args.format != "json") {
-    return Usage(err, fmt::format(
-                          "batch --merge writes text, markdown, csv or json, not '{}'",
-                          args.format));
+    return Usage(err, fmt::format("batch --merge writes text, markdown, csv or json, not '{}'",
+                                  args.format));
   }
   if (!args.shard.empty() || args.shards > 0) {
     return Usage(err, "batch --merge takes the shard outputs; --shard/--shards do not apply");
@@ -119,10 +117,10 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   const ShardFile& first = files.front();
   for (const ShardFile& f : files) {
     if (f.info.config_hash != first.info.config_hash) {
-      return Usage(err, fmt::format(
-                            "{} and {} were made with different configurations (rules, options, "
-                            "paths or --max-depth; config {} vs {}); merge outputs of one batch",
-                            first.path, f.path, first.info.config_hash, f.info.config_hash));
+      return Usage(err,
+                   fmt::format("{} and {} were made with different configurations (rules, options, "
+                               "paths or --max-depth; config {} vs {}); merge outputs of one batch",
+                               first.path, f.path, first.info.config_hash, f.info.config_hash));
     }
     bool same_partition =
         f.info.shards == first.info.shards && f.slots.size() == first.slots.size() &&
@@ -131,10 +129,10 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
                      return a.index == b.index && a.run == b.run && a.shard == b.shard;
                    });
     if (!same_partition) {
-      return Usage(err, fmt::format(
-                            "{} and {} disagree on the runs found or their shards (the archive "
-                            "changed between shards?); run the batch again",
-                            first.path, f.path));
+      return Usage(err,
+                   fmt::format("{} and {} disagree on the runs found or their shards (the archive "
+                               "changed between shards?); run the batch again",
+                               first.path, f.path));
     }
   }
 

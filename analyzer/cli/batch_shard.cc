@@ -34,8 +34,7 @@ absl::StatusOr<ShardSpec> ResolveShard(
     }
     if (!i || !n || *n < 1 || *i >= *n) {
       return Bad(fmt::format(
-          "--shard '{}': expected I/N with 0 <= I < N (shard I of N, counted from 0)",
-          shard_flag));
+          "--shard '{}': expected I/N with 0 <= I < N (shard I of N, counted from 0)", shard_flag));
     }
     if (shards_flag > 0 && shards_flag != *n) {
       return Bad(fmt::format("--shard {} and --shards {} disagree", shard_flag, shards_flag));
@@ -56,11 +55,11 @@ absl::StatusOr<ShardSpec> ResolveShard(
       if (max && min && *max >= *min) count = *max - *min + 1;
     }
     if (!task || !min || !count || *count < 1 || *task < *min || *task - *min >= *count) {
-      return Bad(fmt::format(
-          "SLURM_ARRAY_TASK_ID={} does not name a shard (need SLURM_ARRAY_TASK_MIN and "
-          "SLURM_ARRAY_TASK_COUNT or _MAX of a contiguous array, or --shards N); "
-          "or pass --shard I/N",
-          *id));
+      return Bad(
+          fmt::format("SLURM_ARRAY_TASK_ID={} does not name a shard (need SLURM_ARRAY_TASK_MIN and "
+                      "SLURM_ARRAY_TASK_COUNT or _MAX of a contiguous array, or --shards N); "
+                      "or pass --shard I/N",
+                      *id));
     }
     return ShardSpec{static_cast<int>(*task - *min), static_cast<int>(*count),
                      "SLURM_ARRAY_TASK_ID"};
@@ -73,8 +72,7 @@ absl::StatusOr<ShardSpec> ResolveShard(
           "job's completions, or --shard I/N");
     }
     if (!index || *index >= shards_flag) {
-      return Bad(fmt::format("JOB_COMPLETION_INDEX={} is not below --shards {}", *k,
-                             shards_flag));
+      return Bad(fmt::format("JOB_COMPLETION_INDEX={} is not below --shards {}", *k, shards_flag));
     }
     return ShardSpec{static_cast<int>(*index), shards_flag, "JOB_COMPLETION_INDEX"};
   }

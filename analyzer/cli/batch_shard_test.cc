@@ -31,8 +31,9 @@ TEST(BatchShard, FlagThenSlurmThenIndexedJob) {
   EXPECT_EQ(s->index, 3);
   EXPECT_EQ(s->count, 4);
   // --array=1-4: MIN/MAX, counted from MIN.
-  s = Resolve("", 0,
-              {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4"}});
+  s = Resolve(
+      "", 0,
+      {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4"}});
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->index, 0);
   EXPECT_EQ(s->count, 4);
@@ -57,7 +58,8 @@ TEST(BatchShard, BadSpecsAreErrors) {
   EXPECT_FALSE(Resolve("", 0, {{"JOB_COMPLETION_INDEX", "1"}}).ok());  // needs --shards
   EXPECT_FALSE(Resolve("", 2, {{"JOB_COMPLETION_INDEX", "2"}}).ok());
   EXPECT_FALSE(Resolve("", 0, {{"SLURM_ARRAY_TASK_ID", "5"}}).ok());  // count unknown
-  EXPECT_FALSE(Resolve("", 0, {{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}).ok());
+  EXPECT_FALSE(
+      Resolve("", 0, {{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}).ok());
   EXPECT_FALSE(Resolve("", 4, {}).ok());  // --shards without an index
 }
 

@@ -118,9 +118,11 @@ int main(int argc, char** argv) {
                     "samples per step per rank, for samples/s and samples per dollar")
       ->check(AtLeast(0));
   batch->add_option("--batch-size-from", b.batch_size_from,
-                    "regex on the run's path whose first group is its batch size (e.g. 'bs(\\d+)')");
+                    "regex on the run's path whose first group is its batch size "
+                    "(e.g. 'bs(\\d+)')");
   batch->add_option("--prices", b.prices,
-                    "TOML price table: \"<device substring or path glob>\" = price per device-hour");
+                    "TOML price table: \"<device substring or path glob>\" = price per "
+                    "device-hour");
   batch->add_flag("--trend", b.trend,
                   "show runs by trace time and where step time or a finding's cost changed");
   batch->add_option("--trend-threshold", b.trend_threshold_pct,

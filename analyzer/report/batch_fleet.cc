@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -73,8 +74,7 @@ const std::map<std::string, SortKey>& SortKeys() {
        {true, [](const BatchRow& r) { return IfAnalysed(r, static_cast<double>(r.steps)); },
         nullptr}},
       {"step-time",
-       {true,
-        [](const BatchRow& r) { return IfAnalysed(r, static_cast<double>(r.mean_step_ns)); },
+       {true, [](const BatchRow& r) { return IfAnalysed(r, static_cast<double>(r.mean_step_ns)); },
         nullptr}},
       {"gpu-util",
        {true,
@@ -87,7 +87,8 @@ const std::map<std::string, SortKey>& SortKeys() {
       {"recoverable",
        {true, [](const BatchRow& r) { return IfAnalysed(r, r.recoverable_share); }, nullptr}},
       {"top-cost",
-       {true, [](const BatchRow& r) { return IfAnalysed(r, static_cast<double>(r.top_ns_per_step)); },
+       {true,
+        [](const BatchRow& r) { return IfAnalysed(r, static_cast<double>(r.top_ns_per_step)); },
         nullptr}},
       {"samples-per-s", {true, [](const BatchRow& r) { return r.samples_per_s; }, nullptr}},
       {"price", {true, [](const BatchRow& r) { return r.price_per_hour; }, nullptr}},
@@ -185,8 +186,8 @@ absl::StatusOr<GroupSpec> ParseGroupBy(const std::string& group_by) {
     spec.kind = GroupSpec::kRegex;
     return spec;
   }
-  return absl::InvalidArgumentError(fmt::format(
-      "--group-by must be device, dir:N or regex:PATTERN, not '{}'", group_by));
+  return absl::InvalidArgumentError(
+      fmt::format("--group-by must be device, dir:N or regex:PATTERN, not '{}'", group_by));
 }
 
 std::string GroupKey(const GroupSpec& spec, const BatchRow& row) {
@@ -363,16 +364,16 @@ absl::StatusOr<PriceTable> ParsePriceTable(std::string_view text, const std::str
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}:{}: not valid TOML ({})", source, e.source().begin.line, e.description()));
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: not valid TOML ({})", source, e.source().begin.line, e.description()));
   }
   PriceTable table;
   for (const auto& [key, node] : root) {
     std::optional<double> value = node.value<double>();
     if (!node.is_number() || !value || !(*value > 0) || !std::isfinite(*value)) {
       return absl::InvalidArgumentError(fmt::format(
-          "{}: \"{}\" must be a price per hour > 0 (quote keys holding dots: \"{}\" = 2.5)",
-          source, key.str(), key.str()));
+          "{}: \"{}\" must be a price per hour > 0 (quote keys holding dots: \"{}\" = 2.5)", source,
+          key.str(), key.str()));
     }
     std::string k(key.str());
     bool glob = k.find_first_of("*?") != std::string::npos;
@@ -449,8 +450,8 @@ absl::StatusOr<BatchTable> ApplyBatchView(std::vector<BatchRow> rows, const Batc
     r.samples_per_dollar.reset();
     if (!Analysed(r) || r.mean_step_ns <= 0) continue;
     if (std::optional<int64_t> bs = BatchSizeOf(view, from, r)) {
-      r.samples_per_s = static_cast<double>(*bs) * r.ranks * 1e9 /
-                        static_cast<double>(r.mean_step_ns);
+      r.samples_per_s =
+          static_cast<double>(*bs) * r.ranks * 1e9 / static_cast<double>(r.mean_step_ns);
     }
     if (view.prices) {
       if (std::optional<double> device_price = DevicePricePerHour(*view.prices, r)) {

@@ -283,8 +283,7 @@ absl::StatusOr<ShardFile> ParseShardRecords(std::string_view text, const std::st
     if (!f.status().ok()) return f.status();
     if (version != kBatchRecordVersion) {
       return absl::InvalidArgumentError(fmt::format(
-          "{}: record version {} (this tracelint reads {})", where, version,
-          kBatchRecordVersion));
+          "{}: record version {} (this tracelint reads {})", where, version, kBatchRecordVersion));
     }
     if (have_header && (info.config_hash != file.info.config_hash ||
                         info.shard != file.info.shard || info.shards != file.info.shards)) {

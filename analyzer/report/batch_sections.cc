@@ -16,8 +16,8 @@ std::string Percent(double share) { return fmt::format("{:.1f}%", 100 * share); 
 
 std::string SignedPercent(TimeNs before, TimeNs after) {
   if (before == 0) return "new";
-  return fmt::format("{:+.1f}%", 100.0 * static_cast<double>(after - before) /
-                                     static_cast<double>(before));
+  return fmt::format("{:+.1f}%",
+                     100.0 * static_cast<double>(after - before) / static_cast<double>(before));
 }
 
 std::string DescribeChange(const BatchTrendChange& c) {
@@ -153,8 +153,7 @@ std::string AlignColumns(const std::vector<std::vector<std::string>>& lines,
   return out;
 }
 
-std::string MarkdownTable(const std::vector<std::string>& headers,
-                          const std::vector<bool>& numeric,
+std::string MarkdownTable(const std::vector<std::string>& headers, const std::vector<bool>& numeric,
                           const std::vector<std::vector<std::string>>& body) {
   std::string out = "| " + fmt::format("{}", fmt::join(headers, " | ")) + " |\n|";
   for (size_t i = 0; i < headers.size(); ++i) out += numeric[i] ? "---:|" : "---|";

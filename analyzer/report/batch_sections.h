@@ -20,8 +20,7 @@ std::string AlignColumns(const std::vector<std::vector<std::string>>& lines,
                          const std::vector<bool>& numeric, bool pad_last);
 
 // A Markdown table; cells are escaped here.
-std::string MarkdownTable(const std::vector<std::string>& headers,
-                          const std::vector<bool>& numeric,
+std::string MarkdownTable(const std::vector<std::string>& headers, const std::vector<bool>& numeric,
                           const std::vector<std::vector<std::string>>& body);
 
 // "1234.5" for samples/s and samples per dollar; "-" when absent.

@@ -27,9 +27,9 @@ struct Column {
 };
 
 std::vector<Column> Columns(const BatchTable& t) {
-  std::vector<Column> cols = {{"run", false},         {"status", false},     {"ranks", true},
-                              {"steps", true},        {"mean step ms", true}, {"GPU util", true},
-                              {"findings", true},     {"recoverable", true}};
+  std::vector<Column> cols = {{"run", false},     {"status", false},      {"ranks", true},
+                              {"steps", true},    {"mean step ms", true}, {"GPU util", true},
+                              {"findings", true}, {"recoverable", true}};
   if (t.throughput) cols.push_back({"samples/s", true});
   if (t.prices) {
     cols.push_back({"$/h", true});
@@ -139,12 +139,12 @@ std::string Csv(const BatchTable& t) {
       "samples_per_s,price_per_hour,samples_per_dollar\n";
   for (const BatchRow& r : t.rows) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       CsvField(r.run), BatchStatusName(r.status), r.ranks, r.steps,
-                       r.mean_step_ns, Optional(r.gpu_utilization), r.findings,
-                       r.recoverable_ns_per_step, r.recoverable_share, CsvField(r.top_finding),
-                       r.top_ns_per_step, r.top_share, CsvField(r.error), CsvField(r.device),
-                       r.devices, r.start_ns, Optional(r.samples_per_s),
-                       Optional(r.price_per_hour), Optional(r.samples_per_dollar));
+                       CsvField(r.run), BatchStatusName(r.status), r.ranks, r.steps, r.mean_step_ns,
+                       Optional(r.gpu_utilization), r.findings, r.recoverable_ns_per_step,
+                       r.recoverable_share, CsvField(r.top_finding), r.top_ns_per_step, r.top_share,
+                       CsvField(r.error), CsvField(r.device), r.devices, r.start_ns,
+                       Optional(r.samples_per_s), Optional(r.price_per_hour),
+                       Optional(r.samples_per_dollar));
   }
   return out;
 }
@@ -251,10 +251,9 @@ BatchRow SummarizeRunForBatch(const ReportInput& input) {
     row.top_share = top.recoverable_share;
   }
   for (const Finding& f : input.findings) {
-    row.finding_list.push_back({f.rule_id, f.cause, f.fingerprint,
-                                std::string(FindingSeverityName(f.severity)),
-                                f.recoverable_ns_per_step, f.recoverable_share, f.one_time_ns,
-                                f.title});
+    row.finding_list.push_back(
+        {f.rule_id, f.cause, f.fingerprint, std::string(FindingSeverityName(f.severity)),
+         f.recoverable_ns_per_step, f.recoverable_share, f.one_time_ns, f.title});
   }
   return row;
 }
