@@ -396,6 +396,31 @@ TEST(BatchFleet, AMissingShardIsListedNeverSilentlyAbsent) {
   EXPECT_EQ(r.code, kExitDamaged) << r.err;
 }
 
+TEST(BatchFleet, AShardFileCutShortKeepsItsWholeRecords) {
+  fs::path root = ShardArchive();
+  fs::path out = root.parent_path();
+  std::vector<std::string> shards = WriteShards(root, out, 2);
+  std::string text = ReadFile(shards[1]);
+  // Cut in the middle of the second run record.
+  size_t first_run = text.find("{\"type\":\"run\"");
+  size_t second_run = text.find("{\"type\":\"run\"", first_run + 1);
+  ASSERT_NE(second_run, std::string::npos);
+  Write(shards[1], text.substr(0, second_run + 40));
+  BatchArgs merge;
+  merge.merge = true;
+  merge.paths = shards;
+  merge.format = "csv";
+  Result r = Batch(merge);
+  EXPECT_THAT(r.err, HasSubstr("incomplete: line 3 is cut short"));
+  EXPECT_THAT(r.out, HasSubstr("no record in shard 1/2's output"));
+  size_t ok_rows = 0;
+  for (size_t p = r.out.find(",ok,"); p != std::string::npos; p = r.out.find(",ok,", p + 1)) {
+    ++ok_rows;
+  }
+  EXPECT_GE(ok_rows, 1u);  // shard 0's runs and shard 1's first run
+  EXPECT_TRUE(r.code == kExitDamaged || r.code == kExitUnreadable) << r.code;
+}
+
 TEST(BatchFleet, MergeRefusesOtherConfigurationsAndOddFiles) {
   fs::path root = ShardArchive();
   fs::path out = root.parent_path();

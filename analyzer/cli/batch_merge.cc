@@ -159,8 +159,12 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
                               shards));
       }
     } else if (!it->second->complete) {
-      Warn(err, fmt::format("shard {}/{} ({}) is incomplete: it has no end record", s, shards,
-                            it->second->path));
+      Warn(err, fmt::format("shard {}/{} ({}) is incomplete: {}; runs without a record are "
+                            "listed as missing",
+                            s, shards, it->second->path,
+                            it->second->truncated_at_line > 0
+                                ? fmt::format("line {} is cut short", it->second->truncated_at_line)
+                                : std::string("it has no end record")));
     }
   }
 

@@ -265,6 +265,13 @@ absl::StatusOr<ShardFile> ParseShardRecords(std::string_view text, const std::st
     std::string where = fmt::format("{}:{}", path, line_no);
     object o;
     if (parser.parse(simdjson::padded_string(line)).get_object().get(o) != simdjson::SUCCESS) {
+      // A last line cut short (a copy interrupted): keep the whole records
+      // before it; the file has no end record, so the merge says it is
+      // incomplete and lists the runs without a record as missing.
+      if (have_header && end == text.size()) {
+        file.truncated_at_line = static_cast<int64_t>(line_no);
+        break;
+      }
       return absl::InvalidArgumentError(
           fmt::format("{}: not a tracelint batch record (--format jsonl)", where));
     }

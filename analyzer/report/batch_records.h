@@ -57,6 +57,8 @@ struct ShardFile {
   std::vector<BatchSlot> slots;  // the partition, as the header states it
   std::vector<BatchRecord> records;
   bool complete = false;  // the end record was read
+  // > 0: the last line (this one) was cut short and skipped.
+  int64_t truncated_at_line = 0;
 };
 
 // Reads a file of records. Errors name the file and line.
