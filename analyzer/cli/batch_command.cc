@@ -96,14 +96,6 @@ void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
   // The run's timelines are freed here, before the next run is taken.
 }
 
-std::string Seconds(double s) {
-  if (!(s >= 0) || s > 360000) return "?";
-  int total = static_cast<int>(s + 0.5);
-  if (total >= 3600) return fmt::format("{}h{:02}m", total / 3600, total / 60 % 60);
-  if (total >= 60) return fmt::format("{}m{:02}s", total / 60, total % 60);
-  return fmt::format("{}s", total);
-}
-
 // Everything that makes two shards' rows comparable: rules, their
 // effective options, the search depth and the paths as given.
 std::string ConfigHash(const BatchArgs& args, const PreparedRules& rules) {
@@ -132,6 +124,22 @@ int Usage(std::ostream& err, absl::string_view message) {
 }
 
 }  // namespace
+
+std::string BatchProgressText(size_t done, size_t total, double elapsed_s) {
+  double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  std::string eta = "?";
+  if (rate > 0 && done <= total) {
+    double eta_s = static_cast<double>(total - done) / rate;
+    if (eta_s < 360000) {
+      int secs = static_cast<int>(eta_s + 0.5);
+      eta = secs >= 3600 ? fmt::format("{}h{:02}m", secs / 3600, secs / 60 % 60)
+            : secs >= 60 ? fmt::format("{}m{:02}s", secs / 60, secs % 60)
+                         : fmt::format("{}s", secs);
+    }
+  }
+  return fmt::format("tracelint: {}/{} runs analysed, {:.2f} runs/s, ETA {}", done, total, rate,
+                     eta);
+}
 
 int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   if (args.merge) return RunBatchMerge(args, out, err);
@@ -238,10 +246,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
         size_t done = ++runs_done;
         double elapsed_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        double rate = elapsed_s > 0 ? done / elapsed_s : 0;
-        double eta_s = rate > 0 ? (mine.size() - done) / rate : -1;
-        progress.Update(fmt::format("tracelint: {}/{} runs analysed, {:.2f} runs/s, ETA {}", done,
-                                    mine.size(), rate, Seconds(eta_s)));
+        progress.Update(BatchProgressText(done, mine.size(), elapsed_s));
       });
     }
     pool.Wait();

@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,10 @@ absl::StatusOr<BatchView> ViewOf(const BatchArgs& args);
 // `extra_exit` (kExitOk, or kExitDamaged for a missing shard).
 int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const BatchArgs& args,
                 int extra_exit, std::ostream& out, std::ostream& err);
+
+// The progress line: "tracelint: 12/400 runs analysed, 3.10 runs/s, ETA
+// 2m05s" ("ETA ?" before the first run is done).
+std::string BatchProgressText(size_t done, size_t total, double elapsed_s);
 
 }  // namespace tracelint
 

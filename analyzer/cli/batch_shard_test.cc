@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analyzer/cli/batch_output.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -90,6 +91,15 @@ TEST(BatchShard, HashChangesWithAnyPart) {
   EXPECT_EQ(HashParts({"a", "b"}), HashParts({"a", "b"}));
   EXPECT_NE(HashParts({"a", "b"}), HashParts({"ab"}));
   EXPECT_EQ(HashParts({"x"}).size(), 16u);
+}
+
+TEST(BatchProgress, RunsDoneRateAndEta) {
+  EXPECT_EQ(BatchProgressText(0, 10, 0), "tracelint: 0/10 runs analysed, 0.00 runs/s, ETA ?");
+  EXPECT_EQ(BatchProgressText(3, 10, 2), "tracelint: 3/10 runs analysed, 1.50 runs/s, ETA 5s");
+  EXPECT_EQ(BatchProgressText(10, 400, 8),
+            "tracelint: 10/400 runs analysed, 1.25 runs/s, ETA 5m12s");
+  EXPECT_EQ(BatchProgressText(1, 10000, 3),
+            "tracelint: 1/10000 runs analysed, 0.33 runs/s, ETA 8h19m");
 }
 
 }  // namespace
