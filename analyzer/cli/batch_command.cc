@@ -216,6 +216,10 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   if (shard->count > 1) {
     err << fmt::format("tracelint: shard {}/{} (from {}): {} of {} runs found\n", shard->index,
                        shard->count, shard->source, mine.size(), slots.size());
+    if (args.format != "jsonl") {
+      err << "tracelint: note: the table holds this shard's runs only; write --format jsonl "
+             "and combine the shards with `tracelint batch --merge`\n";
+    }
   }
 
   int cores = WorkerPool::ResolveThreads(args.threads);
