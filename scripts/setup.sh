@@ -13,6 +13,7 @@ packages=(
 # Test-only (contract.md, "Dependencies: build vs test").
 test_packages=(
   libgtest-dev libgmock-dev python3 python3-jsonschema chromium
+  slurm-wlm munge  # slurm_batch_test: a single-node Slurm cluster
 )
 for arg in "$@"; do
   case "$arg" in

@@ -2,15 +2,21 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
 
+#include "absl/strings/string_view.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/cli/batch_output.h"
+#include "analyzer/cli/batch_shard.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/progress.h"
 #include "analyzer/cli/run_pipeline.h"
+#include "analyzer/report/batch_records.h"
 #include "analyzer/report/batch_table.h"
 #include "fmt/format.h"
 #include "parsers/common/memory_budget.h"
@@ -22,10 +28,12 @@ namespace {
 
 struct RunSlot {
   std::string path;
+  std::string root;                        // the batch path it was found under
   std::optional<absl::Status> find_error;  // the search itself failed
-  BatchRow row;
-  std::vector<BatchRow> more_rows;  // further runs found at the same path
-  std::vector<std::string> warnings;
+  int shard = 0;
+  // One record per run found at the path (several when the files found
+  // together are not one job); only rows and findings, never timelines.
+  std::vector<BatchRecord> records;
 };
 
 BatchRow ErrorRow(const std::string& path, const absl::Status& status) {
@@ -54,63 +62,106 @@ BatchRow RowOf(const std::string& label, AnalyzedRun& analyzed,
   return row;
 }
 
-void AnalyzeOne(RunSlot& slot, const RuleRegistry& registry, const PreparedRules& rules,
-                const PipelineOptions& pipeline) {
+void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
+                const PreparedRules& rules, const PipelineOptions& pipeline) {
+  auto add = [&](int sub) -> BatchRecord& {
+    BatchRecord& rec = slot.records.emplace_back();
+    rec.index = index;
+    rec.sub = sub;
+    return rec;
+  };
   absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(slot.path, registry, rules, pipeline);
   if (!analyzed.ok()) {
-    slot.row = ErrorRow(slot.path, analyzed.status());
-    return;
+    add(0).row = ErrorRow(slot.path, analyzed.status());
+  } else if (!analyzed->several_runs()) {
+    BatchRecord& rec = add(0);
+    rec.row = RowOf(slot.path, *analyzed, rec.warnings);
+  } else {
+    // Files found together that are not one job: one row per run, each
+    // analysed on its own (parsed again: the grouping needed them all parsed).
+    size_t runs = analyzed->grouping.runs.size();
+    for (size_t g = 0; g < runs; ++g) {
+      BatchRecord& rec = add(static_cast<int>(g));
+      if (g == 0)
+        rec.warnings.push_back(fmt::format("{} holds {} runs; one row each", slot.path, runs));
+      const RunFileFacts& first = analyzed->file_facts[analyzed->grouping.runs[g].files[0]];
+      std::string label = fmt::format("{} (run {}: {})", slot.path, g + 1,
+                                      std::filesystem::path(first.path).filename().string());
+      absl::StatusOr<AnalyzedRun> one =
+          AnalyzeDiscovered(analyzed->RunDiscovery(g), registry, rules, pipeline);
+      rec.row = one.ok() ? RowOf(label, *one, rec.warnings) : ErrorRow(label, one.status());
+    }
   }
-  if (!analyzed->several_runs()) {
-    slot.row = RowOf(slot.path, *analyzed, slot.warnings);
-    return;
-  }
-  // Files found together that are not one job: one row per run, each
-  // analysed on its own (parsed again: the grouping needed them all parsed).
-  size_t runs = analyzed->grouping.runs.size();
-  slot.warnings.push_back(fmt::format("{} holds {} runs; one row each", slot.path, runs));
-  for (size_t g = 0; g < runs; ++g) {
-    const RunFileFacts& first = analyzed->file_facts[analyzed->grouping.runs[g].files[0]];
-    std::string label = fmt::format("{} (run {}: {})", slot.path, g + 1,
-                                    std::filesystem::path(first.path).filename().string());
-    absl::StatusOr<AnalyzedRun> one =
-        AnalyzeDiscovered(analyzed->RunDiscovery(g), registry, rules, pipeline);
-    BatchRow row = one.ok() ? RowOf(label, *one, slot.warnings) : ErrorRow(label, one.status());
-    (g == 0 ? slot.row : slot.more_rows.emplace_back()) = std::move(row);
-  }
+  for (BatchRecord& rec : slot.records) rec.row.root = slot.root;
   // The run's timelines are freed here, before the next run is taken.
+}
+
+// Everything that makes two shards' rows comparable: rules, their
+// effective options, the search depth and the paths as given.
+std::string ConfigHash(const BatchArgs& args, const PreparedRules& rules) {
+  std::vector<std::string> parts = {"tracelint batch records",
+                                    fmt::format("{}", kBatchRecordVersion),
+                                    fmt::format("max-depth {}", args.max_depth)};
+  for (const std::string& r : rules.selected) parts.push_back("rule " + r);
+  for (const auto& [rule, options] : rules.options) {
+    for (const auto& [name, value] : options.values()) {
+      parts.push_back(fmt::format("{}.{}={}", rule, name, value));
+    }
+  }
+  for (const std::string& p : args.paths) parts.push_back("path " + p);
+  return HashParts(parts);
+}
+
+std::optional<std::string> GetEnv(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+int Usage(std::ostream& err, absl::string_view message) {
+  err << "tracelint: " << EscapeTerminal(std::string(message)) << "\n";
+  return kExitUsage;
 }
 
 }  // namespace
 
-int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
-  if (args.format != "text" && args.format != "markdown" && args.format != "csv" &&
-      args.format != "json") {
-    err << "tracelint: --format must be text, markdown, csv or json, not '" << args.format
-        << "'\n";
-    return kExitUsage;
-  }
-  if (args.sort != "path" && args.sort != "recoverable") {
-    err << "tracelint: --sort must be path or recoverable, not '" << args.sort << "'\n";
-    return kExitUsage;
-  }
-  if (args.paths.empty()) {
-    err << "tracelint: batch needs at least one path\n";
-    return kExitUsage;
-  }
-  for (const std::string& path : args.paths) {
-    if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
-      err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
-      return kExitUsage;
+std::string BatchProgressText(size_t done, size_t total, double elapsed_s) {
+  double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  std::string eta = "?";
+  if (rate > 0 && done <= total) {
+    double eta_s = static_cast<double>(total - done) / rate;
+    if (eta_s < 360000) {
+      int secs = static_cast<int>(eta_s + 0.5);
+      eta = secs >= 3600 ? fmt::format("{}h{:02}m", secs / 3600, secs / 60 % 60)
+            : secs >= 60 ? fmt::format("{}m{:02}s", secs / 60, secs % 60)
+                         : fmt::format("{}s", secs);
     }
   }
+  return fmt::format("tracelint: {}/{} runs analysed, {:.2f} runs/s, ETA {}", done, total, rate,
+                     eta);
+}
+
+int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.merge) return RunBatchMerge(args, out, err);
+  if (args.format != "text" && args.format != "markdown" && args.format != "csv" &&
+      args.format != "json" && args.format != "jsonl") {
+    return Usage(err, fmt::format("--format must be text, markdown, csv, json or jsonl, not '{}'",
+                                  args.format));
+  }
+  absl::StatusOr<BatchView> view = ViewOf(args);
+  if (!view.ok()) return Usage(err, view.status().message());
+  if (args.paths.empty()) return Usage(err, "batch needs at least one path");
+  for (const std::string& path : args.paths) {
+    if (absl::Status s = CheckOutputOutsideTraces(args.output, path); !s.ok()) {
+      return Usage(err, s.message());
+    }
+  }
+  absl::StatusOr<ShardSpec> shard = ResolveShard(args.shard, args.shards, GetEnv);
+  if (!shard.ok()) return Usage(err, shard.status().message());
   RuleRegistry registry;
   RegisterAllRules(registry);
   absl::StatusOr<PreparedRules> rules = PrepareRules(registry, args.engine);
-  if (!rules.ok()) {
-    err << "tracelint: " << EscapeTerminal(std::string(rules.status().message())) << "\n";
-    return kExitUsage;
-  }
+  if (!rules.ok()) return Usage(err, rules.status().message());
 
   std::vector<RunSlot> slots;
   std::map<std::filesystem::path, std::string> seen;
@@ -119,6 +170,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
     if (!runs.ok()) {
       RunSlot& slot = slots.emplace_back();
       slot.path = path;
+      slot.root = path;
       slot.find_error = runs.status();
       continue;
     }
@@ -128,17 +180,51 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
       std::filesystem::path canonical = std::filesystem::canonical(run, ec);
       auto [it, fresh] = seen.emplace(ec ? std::filesystem::path(run) : canonical, run);
       if (!fresh) {
-        err << "tracelint: warning: " << EscapeTerminal(run) << " is the run " << EscapeTerminal(it->second)
-            << " again; listed once\n";
+        err << "tracelint: warning: " << EscapeTerminal(run) << " is the run "
+            << EscapeTerminal(it->second) << " again; listed once\n";
         continue;
       }
-      slots.emplace_back().path = std::move(run);
+      RunSlot& slot = slots.emplace_back();
+      slot.path = std::move(run);
+      slot.root = path;
+    }
+  }
+
+  BatchShardInfo info;
+  info.shard = shard->index;
+  info.shards = shard->count;
+  info.config_hash = ConfigHash(args, *rules);
+  std::vector<std::string> paths;
+  std::vector<int64_t> sizes;
+  for (const RunSlot& slot : slots) {
+    paths.push_back(slot.path);
+    sizes.push_back(slot.find_error ? 0 : RunSizeBytes(slot.path));
+  }
+  if (shard->count > 1) {
+    std::vector<int> shard_of = PartitionRuns(paths, sizes, shard->count);
+    for (size_t i = 0; i < slots.size(); ++i) slots[i].shard = shard_of[i];
+  }
+  std::vector<size_t> mine;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].shard == shard->index) mine.push_back(i);
+  }
+  // Largest runs start first, so one big run does not start last and hold
+  // up the end of the batch alone; rows keep the order found.
+  std::vector<size_t> start_order = mine;
+  std::stable_sort(start_order.begin(), start_order.end(),
+                   [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  if (shard->count > 1) {
+    err << fmt::format("tracelint: shard {}/{} (from {}): {} of {} runs found\n", shard->index,
+                       shard->count, shard->source, mine.size(), slots.size());
+    if (args.format != "jsonl") {
+      err << "tracelint: note: the table holds this shard's runs only; write --format jsonl "
+             "and combine the shards with `tracelint batch --merge`\n";
     }
   }
 
   int cores = WorkerPool::ResolveThreads(args.threads);
   int jobs = args.jobs > 0 ? args.jobs : cores;
-  jobs = std::max(1, std::min<int>(jobs, static_cast<int>(slots.size())));
+  jobs = std::max(1, std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, mine.size()))));
   // Runs take the cores in equal shares; one memory budget covers every
   // file being parsed across the runs.
   MemoryBudget budget(MemoryBudget::DefaultBytes());
@@ -147,49 +233,59 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   pipeline.load.shared_budget = &budget;
   ProgressLine progress(err, IsTerminal(err));
   std::atomic<size_t> runs_done{0};
+  auto started = std::chrono::steady_clock::now();
   {
     WorkerPool pool(jobs, jobs);
-    for (RunSlot& slot : slots) {
+    for (size_t i : start_order) {
+      RunSlot& slot = slots[i];
       if (slot.find_error) {
-        slot.row = ErrorRow(slot.path, *slot.find_error);
+        BatchRecord& rec = slot.records.emplace_back();
+        rec.index = static_cast<int64_t>(i);
+        rec.row = ErrorRow(slot.path, *slot.find_error);
+        rec.row.root = slot.root;
         continue;
       }
-      pool.Submit([&] {
-        AnalyzeOne(slot, registry, *rules, pipeline);
-        progress.Update(fmt::format("tracelint: {}/{} runs analysed", ++runs_done, slots.size()));
+      pool.Submit([&, i] {
+        AnalyzeOne(slots[i], static_cast<int64_t>(i), registry, *rules, pipeline);
+        size_t done = ++runs_done;
+        double elapsed_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        progress.Update(BatchProgressText(done, mine.size(), elapsed_s));
       });
     }
     pool.Wait();
   }
   progress.Finish();
 
-  std::vector<BatchRow> rows;
-  int exit_code = kExitOk;
-  bool any_error = false;
-  for (RunSlot& slot : slots) {
-    for (const std::string& w : slot.warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
-    slot.more_rows.insert(slot.more_rows.begin(), std::move(slot.row));
-    for (BatchRow& row : slot.more_rows) {
-      if (row.status == BatchStatus::kError) {
-        err << "tracelint: " << EscapeTerminal(row.error) << "\n";
-        any_error = true;
-      } else if (row.status == BatchStatus::kDamaged) {
-        exit_code = kExitDamaged;
-      }
-      rows.push_back(std::move(row));
-    }
+  std::vector<BatchRecord> records;
+  for (size_t i : mine) {
+    for (BatchRecord& rec : slots[i].records) records.push_back(std::move(rec));
+    slots[i].records.clear();
   }
-  if (any_error) exit_code = kExitUnreadable;
-  if (args.sort == "recoverable") {
-    std::stable_sort(rows.begin(), rows.end(), [](const BatchRow& a, const BatchRow& b) {
-      bool a_read = a.status != BatchStatus::kError;
-      bool b_read = b.status != BatchStatus::kError;
-      if (a_read != b_read) return a_read;
-      return a.recoverable_share > b.recoverable_share;
-    });
-  }
+  if (args.format != "jsonl")
+    return FinishBatch(std::move(records), *view, args, kExitOk, out, err);
 
-  if (absl::Status s = WriteReport(RenderBatch(rows, args.format), args.output, out); !s.ok()) {
+  // jsonl: the partition, one record per run, the end mark; written whole
+  // or not at all (WriteReport), so a shard that died leaves no file.
+  std::vector<BatchSlot> partition;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    partition.push_back({static_cast<int64_t>(i), slots[i].path, slots[i].root, slots[i].shard});
+  }
+  std::string text = ShardHeaderRecord(info, partition);
+  int exit_code = kExitOk;
+  for (const BatchRecord& rec : records) {
+    for (const std::string& w : rec.warnings)
+      err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
+    if (rec.row.status == BatchStatus::kError) {
+      err << "tracelint: " << EscapeTerminal(rec.row.error) << "\n";
+      exit_code = CombineExitCodes(exit_code, kExitUnreadable);
+    } else if (rec.row.status == BatchStatus::kDamaged) {
+      exit_code = CombineExitCodes(exit_code, kExitDamaged);
+    }
+    text += RunRecord(info, rec);
+  }
+  text += ShardEndRecord(info, static_cast<int64_t>(records.size()));
+  if (absl::Status s = WriteReport(text, args.output, out); !s.ok()) {
     err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
     return CombineExitCodes(exit_code, kExitWriteFailed);
   }

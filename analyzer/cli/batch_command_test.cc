@@ -1,5 +1,7 @@
 #include "analyzer/cli/batch_command.h"
 
+#include <stdlib.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,15 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+
+// A fresh directory of this process (mkdtemp): tests run at once in other
+// checkouts never share it.
+fs::path FreshDir(const std::string& name) {
+  std::string tmpl =
+      (fs::path(::testing::TempDir()) / ("tracelint_batch_" + name + "_XXXXXX")).string();
+  if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << tmpl;
+  return fs::path(tmpl);
+}
 
 std::string SourceDir() {
   const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
@@ -45,8 +56,7 @@ Result Batch(const BatchArgs& args) {
 // archive/c: a profiler-named file that is not a trace; archive/summary.json:
 // metadata that must not make the archive itself a run.
 fs::path MakeArchive(const std::string& name) {
-  fs::path root = fs::path(::testing::TempDir()) / ("tracelint_batch_" + name);
-  fs::remove_all(root);
+  fs::path root = FreshDir(name);
   fs::path archive = root / "archive";
   fs::create_directories(archive / "a");
   fs::create_directories(archive / "b" / "nested");
@@ -137,8 +147,7 @@ TEST(BatchCommand, ARunReachedTwiceIsListedOnce) {
 }
 
 TEST(BatchCommand, TruncatedRunIsDamagedWithExit4) {
-  fs::path root = fs::path(::testing::TempDir()) / "tracelint_batch_damaged";
-  fs::remove_all(root);
+  fs::path root = FreshDir("damaged");
   fs::create_directories(root / "cut");
   std::string whole = ReadFile(SourceDir() + "/testdata/rules/dataloader_starvation.json");
   std::ofstream(root / "cut" / "rank0.json", std::ios::binary)

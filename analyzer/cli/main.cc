@@ -84,11 +84,16 @@ int main(int argc, char** argv) {
   BatchArgs b;
   CLI::App* batch = app.add_subcommand(
       "batch", "analyze every run under the given paths, in parallel, into one table");
-  batch->add_option("paths", b.paths, "run files or directories, or archives of runs")
+  batch->add_option("paths", b.paths,
+                    "run files or directories, or archives of runs (with --merge: the shard "
+                    "outputs)")
       ->required();
-  batch->add_option("--format", b.format, "output format: text, markdown, csv or json")
-      ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
-  batch->add_option("-o,--output", b.output, "write the table to this file ('-': stdout)");
+  batch->add_option("--format", b.format,
+                    "output format: text, markdown, csv, json, or jsonl (one record per run, "
+                    "for --merge)")
+      ->check(CLI::IsMember({"text", "markdown", "csv", "json", "jsonl"}));
+  batch->add_option("-o,--output", b.output,
+                    "write the table to this file, atomically ('-': stdout)");
   batch->add_option("-j,--jobs", b.jobs, "runs analysed at once (0 = as many as cores)")
       ->check(AtLeast(0));
   batch->add_option("--threads", b.threads, "cores for the whole batch (0 = all)")
@@ -96,8 +101,33 @@ int main(int argc, char** argv) {
   batch->add_option("--max-depth", b.max_depth, "directory levels searched for runs")
       ->check(AtLeast(0));
   batch->add_option("--sort", b.sort,
-                    "row order: path (as found) or recoverable (largest share of step first)")
-      ->check(CLI::IsMember({"path", "recoverable"}));
+                    "row order: path (as found) or a column (run, status, device, start, "
+                    "ranks, steps, step-time, gpu-util, findings, recoverable, top-cost, "
+                    "samples-per-s, price, samples-per-dollar, ...), optionally :asc or :desc");
+  batch->add_option("--shard", b.shard,
+                    "analyse shard I of N (I/N, from 0): a size-balanced share of the runs; "
+                    "default from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX");
+  batch->add_option("--shards", b.shards,
+                    "shard count, with JOB_COMPLETION_INDEX (Kubernetes Indexed Job)")
+      ->check(AtLeast(0));
+  batch->add_flag("--merge", b.merge,
+                  "combine shard outputs (--format jsonl) into the table one process prints");
+  batch->add_option("--group-by", b.group_by,
+                    "aggregate by device, dir:N (directory level N) or regex:PATTERN");
+  batch->add_option("--batch-size", b.batch_size,
+                    "samples per step per rank, for samples/s and samples per dollar")
+      ->check(AtLeast(0));
+  batch->add_option("--batch-size-from", b.batch_size_from,
+                    "regex on the run's path whose first group is its batch size "
+                    "(e.g. 'bs(\\d+)')");
+  batch->add_option("--prices", b.prices,
+                    "TOML price table: \"<device substring or path glob>\" = price per "
+                    "device-hour");
+  batch->add_flag("--trend", b.trend,
+                  "show runs by trace time and where step time or a finding's cost changed");
+  batch->add_option("--trend-threshold", b.trend_threshold_pct,
+                    "smallest change the trend shows, percent (default 10)")
+      ->check(CLI::NonNegativeNumber);
   AddRuleOptions(*batch, b.engine);
 
   DiffArgs d;

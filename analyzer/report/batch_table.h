@@ -2,7 +2,8 @@
 #define TRACELINT_ANALYZER_REPORT_BATCH_TABLE_H_
 
 // `tracelint batch`: one row per run, rendered as a text table, Markdown (a
-// PR comment), CSV or JSON (batch.schema.json).
+// PR comment), CSV or JSON (batch.schema.json), with the fleet sections
+// (groups, trend) that batch_fleet.h computes.
 
 #include <cstdint>
 #include <optional>
@@ -18,13 +19,32 @@ namespace tracelint {
 // The batch JSON's "schema_version"; bump it with batch.schema.json.
 inline constexpr int kBatchSchemaVersion = 1;
 
-enum class BatchStatus { kOk, kDamaged, kError };
-std::string_view BatchStatusName(BatchStatus status);  // "ok", "damaged", "error"
+// kMissing: the run was assigned to a shard whose output is absent from a
+// merge (the shard died or its file was not given).
+enum class BatchStatus { kOk, kDamaged, kError, kMissing };
+// "ok", "damaged", "error", "missing"
+std::string_view BatchStatusName(BatchStatus status);
+
+// A finding as the batch keeps it: enough for groups and trends, not the
+// evidence (memory stays bounded however many runs).
+struct BatchFinding {
+  std::string rule_id;
+  std::string cause;
+  std::string fingerprint;
+  std::string severity;
+  TimeNs recoverable_ns_per_step = 0;
+  double recoverable_share = 0;
+  TimeNs one_time_ns = 0;
+  std::string title;
+};
 
 struct BatchRow {
   std::string run;  // the path analysed
+  // The batch path the run was found under (`--group-by dir:N` counts
+  // directory levels below it).
+  std::string root;
   BatchStatus status = BatchStatus::kOk;
-  std::string error;  // why the run is damaged or could not be read
+  std::string error;  // why the run is damaged, could not be read or is missing
   int ranks = 0;
   // The slowest rank (largest mean step) sets the pace of a synchronous
   // run, so its steps stand for the run.
@@ -40,12 +60,78 @@ struct BatchRow {
   std::string top_finding;             // "rule-id/cause" of the top-ranked finding
   TimeNs top_ns_per_step = 0;
   double top_share = 0;
+  // The device type: the name of the first device with activity (first
+  // rank first), else the first device the metadata names; "" unknown.
+  std::string device;
+  // Devices the run used: per rank, its devices with activity (at least
+  // one), summed over ranks. A run's price is this times the device price.
+  int devices = 0;
+  // The trace's own start (first event, base time added); 0 unknown.
+  TimeNs start_ns = 0;
+  std::vector<BatchFinding> finding_list;  // ranked, as the run's report
+  // Set by ApplyBatchView (batch_fleet.h) from --batch-size and --prices.
+  std::optional<double> samples_per_s;
+  std::optional<double> price_per_hour;  // of the run: device price x devices
+  std::optional<double> samples_per_dollar;
+};
+
+// One rule's record within a group: in how many runs it fired and its
+// median cost over those runs (per step, or one-time when it has no
+// per-step cost).
+struct BatchGroupRule {
+  std::string rule_id;
+  int runs_fired = 0;
+  TimeNs median_ns_per_step = 0;
+  TimeNs median_one_time_ns = 0;
+};
+
+struct BatchGroup {
+  std::string key;
+  int runs = 0;      // all rows of the group
+  int analysed = 0;  // rows with numbers (ok or damaged)
+  std::optional<TimeNs> median_step_ns;
+  std::optional<double> median_gpu_utilization;
+  std::optional<double> median_samples_per_s;
+  std::optional<double> median_samples_per_dollar;
+  std::vector<BatchGroupRule> rules;  // most runs fired first, then id
+};
+
+// One change in the trend view, between a run and the previous analysed
+// run (by trace start time).
+struct BatchTrendChange {
+  std::string what;  // "step time", or "rule-id/cause" of a finding
+  // Before and after, per step (one-time cost for one-time findings); 0
+  // when the finding was absent.
+  TimeNs before_ns = 0;
+  TimeNs after_ns = 0;
+};
+
+struct BatchTrendEntry {
+  std::string run;
+  std::string group;  // with --group-by: compared with the previous run of this group
+  TimeNs start_ns = 0;
+  TimeNs mean_step_ns = 0;
+  std::vector<BatchTrendChange> changes;
+};
+
+// Everything one batch table shows.
+struct BatchTable {
+  std::vector<BatchRow> rows;  // in display order
+  bool throughput = false;     // samples/s columns (--batch-size or --batch-size-from)
+  bool prices = false;         // price and samples/$ columns (--prices)
+  std::string group_by;        // empty: no groups section
+  std::vector<BatchGroup> groups;
+  bool trend = false;
+  double trend_threshold = 0;  // fraction: changes smaller than this are not shown
+  std::vector<BatchTrendEntry> trend_entries;
 };
 
 // The row of an analysed run (status kOk; the caller sets damage).
 BatchRow SummarizeRunForBatch(const ReportInput& input);
 
-// Runs in the order given. `format`: text, markdown, csv or json.
+// `format`: text, markdown, csv or json. CSV is the runs table only.
+std::string RenderBatch(const BatchTable& table, std::string_view format);
+// Runs in the order given, no fleet sections.
 std::string RenderBatch(const std::vector<BatchRow>& rows, std::string_view format);
 
 }  // namespace tracelint
