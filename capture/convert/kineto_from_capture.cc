@@ -248,8 +248,29 @@ void Converter::Apis() {
   for (const auto& x : r_.memcpys) device_correlations.insert(x.correlation_id);
   for (const auto& x : r_.memsets) device_correlations.insert(x.correlation_id);
   for (const auto& x : r_.graphs) device_correlations.insert(x.correlation_id);
+  // A driver call made inside a runtime call on the same thread is the
+  // runtime's own work: dropped unless device work names it as its launch.
+  std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> runtime_calls;
+  for (const ApiRecord& a : r_.apis) {
+    if (a.domain == ApiDomain::kRuntime) runtime_calls[a.tid].push_back({a.start_ns, a.end_ns});
+  }
+  for (auto& [tid, calls] : runtime_calls) std::sort(calls.begin(), calls.end());
+  auto inside_runtime = [&](const ApiRecord& a) {
+    auto it = runtime_calls.find(a.tid);
+    if (it == runtime_calls.end()) return false;
+    auto after = std::upper_bound(it->second.begin(), it->second.end(),
+                                  std::make_pair(a.start_ns, UINT64_MAX));
+    if (after == it->second.begin()) return false;
+    --after;
+    return after->first <= a.start_ns && a.end_ns <= after->second;
+  };
   std::unordered_set<uint32_t> started;
   for (const ApiRecord& a : r_.apis) {
+    if (a.domain == ApiDomain::kDriver && !device_correlations.count(a.correlation_id) &&
+        inside_runtime(a)) {
+      ++s_.nested_driver_calls;
+      continue;
+    }
     ++s_.api_calls;
     uint32_t pid = a.pid != 0 ? a.pid : r_.process.pid;
     threads_.insert({pid, a.tid});

@@ -9,7 +9,8 @@
 //                  ("Memcpy HtoD (Pageable -> Device)", "Memset (Device)")
 //   runtime/driver cat "cuda_runtime"/"cuda_driver" on the calling thread,
 //                  with "correlation" and "cbid", and an "ac2g" flow to the
-//                  device work they launched
+//                  device work they launched; a driver call inside a runtime
+//                  call (the runtime's own) is left out unless it launched work
 //   syncs          cat "cuda_sync" ("Stream Sync", ...) on tid stream+1000000
 //   NVTX           ranges as "user_annotation" slices, marks as instants;
 //                  --steps NAME renames the ranges NAME to ProfilerStep#N
@@ -42,6 +43,7 @@ struct ConvertSummary {
   int64_t graphs = 0;
   int64_t steps = 0;
   int64_t unmatched_ranges = 0;  // a start without an end, or an end without a start
+  int64_t nested_driver_calls = 0;  // driver calls inside runtime calls, left out
   uint64_t dropped_records = 0;
   // What the user should know (a --steps name never seen, lost records).
   std::vector<std::string> warnings;

@@ -460,6 +460,21 @@ TEST(CaptureToKineto, RankFromTheLauncherNamesTheFileAndTheRun) {
   EXPECT_EQ(CaptureTraceFileName(synth.r.process), "node7.500.pt.trace.json");
 }
 
+TEST(CaptureToKineto, DriverCallsInsideRuntimeCallsAreLeftOut) {
+  TempDir dir;
+  Synth synth(1);
+  // The runtime's own cuMemAlloc inside a cudaMalloc: dropped.
+  synth.Api("cudaMalloc_v3020", ApiDomain::kRuntime, 7'000'000, 50'000);
+  synth.Api("cuMemAlloc_v2", ApiDomain::kDriver, 7'010'000, 30'000);
+  ConvertSummary summary;
+  Timeline tl = ConvertAndParse(dir, synth.r, {}, &summary);
+  EXPECT_EQ(summary.nested_driver_calls, 1);
+  EXPECT_EQ(Named(tl, "cuMemAlloc_v2"), kNoIndex);
+  EXPECT_NE(Named(tl, "cudaMalloc"), kNoIndex);
+  // A driver launch outside any runtime call stays (Triton's cuLaunchKernel).
+  EXPECT_NE(Named(tl, "cuLaunchKernel"), kNoIndex);
+}
+
 TEST(CaptureToKineto, NamesFollowKineto) {
   EXPECT_EQ(ApiDisplayName("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
   EXPECT_EQ(ApiDisplayName("cudaLaunchKernel_ptsz_v7000"), "cudaLaunchKernel");

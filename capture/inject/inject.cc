@@ -20,7 +20,10 @@
 //   TRACELINT_CAPTURE_DELAY_NS     record from START + DELAY ...
 //   TRACELINT_CAPTURE_DURATION_NS  ... for this long (0: until exit)
 //   TRACELINT_CAPTURE_GRAPH_TRACE  1: one record per CUDA graph launch, not per node
+//   TRACELINT_CAPTURE_ALL_DRIVER_API  1: every driver API call, not only launches,
+//                                  copies, memsets and waits
 #include <cupti.h>
+#include <cupti_driver_cbid.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -39,6 +42,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "capture/convert/raw_format.h"
@@ -95,6 +99,7 @@ struct State {
   int64_t start_ns = 0;    // the recording window, epoch ns
   int64_t stop_ns = 0;     // 0: until exit
   bool graph_trace = false;
+  bool all_driver_api = false;
 };
 State* g = nullptr;
 
@@ -161,18 +166,52 @@ const CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_DEVICE,         CUPTI_ACTIVITY_KIND_CONTEXT,
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMCPY2,        CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_RUNTIME,        CUPTI_ACTIVITY_KIND_DRIVER,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER,
-    CUPTI_ACTIVITY_KIND_OVERHEAD,
+    CUPTI_ACTIVITY_KIND_RUNTIME,        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_MARKER,         CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
+
+// Driver API calls that launch, copy, set or wait (what the analysis reads;
+// Triton and other JIT launchers call cuLaunchKernel directly). All driver
+// calls (TRACELINT_CAPTURE_ALL_DRIVER_API=1) cost more and add little.
+bool WantedDriverCall(const char* name) {
+  std::string_view n(name);
+  for (std::string_view prefix : {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
+                                  "cuStreamSynchronize", "cuCtxSynchronize",
+                                  "cuEventSynchronize", "cuStreamWaitEvent"}) {
+    if (n.substr(0, prefix.size()) == prefix) return true;
+  }
+  return false;
+}
+
+void EnableDriverApi(bool enable) {
+  if (g->all_driver_api) {
+    if (enable) {
+      if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER); r != CUPTI_SUCCESS) {
+        Warn("cannot record driver API calls", r);
+      }
+    } else {
+      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    }
+    return;
+  }
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name &&
+        WantedDriverCall(name)) {
+      cuptiActivityEnableDriverApi(cbid, enable ? 1 : 0);
+    }
+  }
+}
 
 void StartRecording() {
   if (g->recording.exchange(true)) return;
   for (CUpti_ActivityKind kind : kKinds) {
     if (CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
-      Warn("cannot enable an activity kind", r);
+      std::fprintf(stderr, "tracelint capture: activity kind %d: ", static_cast<int>(kind));
+      Warn("cannot be recorded", r);
     }
   }
+  EnableDriverApi(true);
   if (g->graph_trace) {
     if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
         r != CUPTI_SUCCESS) {
@@ -189,6 +228,7 @@ void Finish(uint32_t reason) {
   if (g == nullptr || getpid() != g->owner || g->finished.exchange(true)) return;
   if (g->recording.exchange(false)) {
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    EnableDriverApi(false);
     if (g->graph_trace) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
   }
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -302,6 +342,7 @@ bool Initialize() {
     int64_t duration = EnvInt("TRACELINT_CAPTURE_DURATION_NS", 0);
     g->stop_ns = duration > 0 ? g->start_ns + duration : 0;
     g->graph_trace = EnvInt("TRACELINT_CAPTURE_GRAPH_TRACE", 0) == 1;
+    g->all_driver_api = EnvInt("TRACELINT_CAPTURE_ALL_DRIVER_API", 0) == 1;
     if (!OpenDump()) return;
     if (CUptiResult r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
         r != CUPTI_SUCCESS) {
