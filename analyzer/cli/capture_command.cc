@@ -1,7 +1,8 @@
 #include "analyzer/cli/capture_command.h"
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <iterator>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -55,6 +56,15 @@ int CheckOutDir(const std::string& dir, std::ostream& err) {
   return kExitOk;
 }
 
+// Whether `path` is `dir` or below it (either may not exist yet).
+bool IsInside(const std::string& path, const std::string& dir) {
+  std::error_code ec;
+  fs::path d = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  auto [d_end, p_end] = std::mismatch(d.begin(), d.end(), p.begin(), p.end());
+  return d_end == d.end() || (std::next(d_end) == d.end() && d_end->empty());
+}
+
 std::string Summary(const capture::ConvertedCapture& c, const std::string& dir) {
   const capture::ConvertSummary& t = c.totals;
   std::string line = fmt::format(
@@ -74,13 +84,23 @@ int RunCapture(const CaptureArgs& args, std::ostream& out, std::ostream& err) {
            "PROGRAM [ARGS...]\n";
     return kExitUsage;
   }
-  if (!(args.delay_s >= 0) || !(args.duration_s >= 0) || !std::isfinite(args.delay_s) ||
-      !std::isfinite(args.duration_s)) {
-    err << "tracelint: capture --delay and --duration must be seconds >= 0\n";
+  constexpr double kMaxSeconds = 1e7;  // 115 days: far beyond any capture, far from overflow
+  if (!(args.delay_s >= 0 && args.delay_s <= kMaxSeconds) ||
+      !(args.duration_s >= 0 && args.duration_s <= kMaxSeconds)) {
+    err << "tracelint: capture --delay and --duration must be seconds from 0 to 1e7\n";
     return kExitUsage;
   }
   std::string dir = args.out_dir.empty() ? DefaultOutDir() : args.out_dir;
   if (int code = CheckOutDir(dir, err); code != kExitOk) return code;
+  // A report inside the capture directory would be read as a trace later.
+  for (const std::string* output : {&args.analyze.output, &args.analyze.annotate}) {
+    if (!output->empty() && *output != "-" && IsInside(*output, dir)) {
+      err << "tracelint: capture: " << EscapeTerminal(*output)
+          << " is inside the capture directory " << EscapeTerminal(dir)
+          << " (write the report elsewhere)\n";
+      return kExitUsage;
+    }
+  }
   if (!TRACELINT_HAVE_CAPTURE) {
     err << "tracelint: capture: this tracelint was built without CUDA (CUPTI was not found "
            "when it was built), so it cannot record; rebuild where the CUDA Toolkit is "

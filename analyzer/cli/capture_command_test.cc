@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -169,6 +170,12 @@ TEST(CaptureCommand, UsageErrorsComeFirst) {
   err.str("");
   EXPECT_EQ(RunCapture(args, out, err), kExitUsage);
   EXPECT_THAT(err.str(), HasSubstr("not empty"));
+  args.out_dir = (dir.path() / "new").string();
+  args.analyze.output = (dir.path() / "new" / "report.json").string();
+  EXPECT_EQ(RunCapture(args, out, err), kExitUsage);
+  args.analyze.output.clear();
+  args.duration_s = 1e300;
+  EXPECT_EQ(RunCapture(args, out, err), kExitUsage);
 }
 
 TEST(CaptureCommand, NoDriverIsAClearErrorAndTheProgramDoesNotRun) {
@@ -291,16 +298,28 @@ TEST(RunChild, PassesCodesEnvironmentAndSignals) {
   EXPECT_THAT(missing.start_error, HasSubstr("No such file"));
 }
 
+void IgnoreSignal(int) {}
+
 TEST(RunChild, ForwardsSigtermToTheProgram) {
   // SIGTERM sent to tracelint (not from a terminal) reaches the program,
-  // and tracelint itself lives on to report.
-  std::thread sender([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ::kill(::getpid(), SIGTERM);
+  // and tracelint itself lives on to report. The signal is sent until the
+  // program is gone; a no-op handler catches those that come after.
+  struct sigaction noop {}, old {};
+  noop.sa_handler = IgnoreSignal;
+  sigemptyset(&noop.sa_mask);
+  ::sigaction(SIGTERM, &noop, &old);
+  std::atomic<bool> done{false};
+  std::thread sender([&done] {
+    while (!done) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ::kill(::getpid(), SIGTERM);
+    }
   });
   auto start = std::chrono::steady_clock::now();
   ChildResult r = RunChild({"/bin/sleep", "30"}, {});
+  done = true;
   sender.join();
+  ::sigaction(SIGTERM, &old, nullptr);
   EXPECT_EQ(r.signal, SIGTERM) << r.Describe();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
