@@ -205,11 +205,19 @@ void EnableDriverApi(bool enable) {
 
 void StartRecording() {
   if (g->recording.exchange(true)) return;
+  std::string refused;
+  CUptiResult why = CUPTI_SUCCESS;
   for (CUpti_ActivityKind kind : kKinds) {
     if (CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
-      std::fprintf(stderr, "tracelint capture: activity kind %d: ", static_cast<int>(kind));
-      Warn("cannot be recorded", r);
+      refused += (refused.empty() ? "" : ", ") + std::to_string(static_cast<int>(kind));
+      why = r;
     }
+  }
+  if (!refused.empty()) {
+    const char* text = nullptr;
+    cuptiGetResultString(why, &text);
+    std::fprintf(stderr, "tracelint capture: CUPTI refused activity kinds %s (%s)\n",
+                 refused.c_str(), text ? text : "error");
   }
   EnableDriverApi(true);
   if (g->graph_trace) {
