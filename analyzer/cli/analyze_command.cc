@@ -187,6 +187,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   input.not_judged = std::move(analyzed->engine.not_judged);
   input.warnings = analyzed->run.warnings;
   for (const std::string& note : analyzed->discovery.notes) input.warnings.push_back(note);
+  for (const std::string& note : args.notes) input.warnings.push_back(note);
   input.options.top_n = args.top_n;
   input.options.batch_size = args.batch_size;
   input.options.price_per_hour = args.price_per_hour;

@@ -37,6 +37,8 @@ struct AnalyzeArgs {
   // checkout (default: the current directory); helpUri base.
   std::string source_root;
   std::string docs_url;
+  // Shown with the report's warnings (capture: how the program ended).
+  std::vector<std::string> notes;
 };
 
 // The whole `tracelint analyze` job, testable without a process: returns

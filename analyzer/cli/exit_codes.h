@@ -9,7 +9,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFindingsGate = 1,   // a gate tripped: --fail-on*, --baseline, regression
   kExitUsage = 2,          // bad option or value, output that would touch an input
-  kExitUnreadable = 3,     // nothing could be read: unreadable, not a trace, none found
+  kExitUnreadable = 3,     // nothing could be read: unreadable, not a trace, none found;
+                           // capture: nothing recorded (no driver/device/CUDA call)
   kExitDamaged = 4,        // analysed from damaged input (truncated, corrupt, file lost)
   kExitNotJudgeable = 5,   // read, but nothing could be judged (no steady step, fragment)
   kExitWriteFailed = 6,    // the report could not be written (I/O error, closed stdout)
@@ -25,7 +26,7 @@ constexpr int ExitPrecedence(int code) {
     case kExitFindingsGate: return 4;
     case kExitNotJudgeable: return 3;
     case kExitDamaged: return 2;
-    case kExitCaptureFailed: return 1;  // capture reports it alone
+    case kExitCaptureFailed: return 1;  // capture applies it itself (capture_command.cc)
     default: return 0;
   }
 }

@@ -1,6 +1,7 @@
 // tracelint: reads GPU profiler traces and ranks what wastes GPU time.
 // main stays tiny: parsing the command line and calling the testable
-// commands in analyze_command.cc, batch_command.cc and rules_command.cc.
+// commands in analyze_command.cc, batch_command.cc, diff_command.cc,
+// capture_command.cc and rules_command.cc.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "analyzer/base/version.h"
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/batch_command.h"
+#include "analyzer/cli/capture_command.h"
 #include "analyzer/cli/cli_docs.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
@@ -25,6 +27,44 @@ void AddRuleOptions(CLI::App& command, tracelint::EngineOptions& engine) {
   command.add_option("--rules", engine.rules_glob, "rule selection globs, e.g. '-*,gpu-*'");
   command.add_option("--set", engine.set_overrides, "rule option, <rule-id>.<Option>=value");
   command.add_option("--config", engine.config_path, "rule options file (JSON or TOML)");
+}
+
+// The report options of `analyze`, shared by `capture`, which analyses
+// what it recorded through the same code path.
+void AddReportOptions(CLI::App& command, tracelint::AnalyzeArgs& a) {
+  using namespace tracelint;
+  command.add_option("--format", a.format, "output format: text, json, markdown, sarif or html")
+      ->check(CLI::IsMember({"text", "json", "markdown", "sarif", "html"}));
+  command.add_option("-o,--output", a.output, "write the report to this file ('-': stdout)");
+  command
+      .add_option("--fail-on", a.fail_on,
+                  "exit 1 when a finding at or above this severity is present")
+      ->check(CLI::IsMember({"high", "medium", "low"}));
+  command.add_option("--fail-on-recoverable", a.fail_on_recoverable,
+                     "exit 1 when the findings recover at least this share of the step "
+                     "(0.2 or 20%)");
+  command.add_option("--source-root", a.source_root,
+                     "SARIF: checkout that Python frames are mapped into (default: cwd)");
+  command.add_option("--docs-url", a.docs_url,
+                     "SARIF: base URL of the rule docs (helpUri = URL/rules/docs/<id>.md)");
+  command.add_option("--annotate", a.annotate,
+                     "also write the trace with the findings drawn on it (Chrome/Perfetto JSON)");
+  command.add_option("--top", a.top_n, "rows in the top-kernel/op tables and findings shown")
+      ->check(AtLeast(1));
+  command.add_option("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
+  command.add_option("--price-per-hour", a.price_per_hour,
+                     "price of all machines of the run per hour (samples per dollar)");
+  AddRuleOptions(command, a.engine);
+  command.add_option("--threads", a.threads, "cores to use (0 = all)")->check(AtLeast(0));
+  command.add_option("--split-bytes", a.split_bytes,
+                     "split large event arrays into parts of this size (testing)");
+  command.add_option("--baseline", a.baseline,
+                     "compare with this JSON report (or trace) as `tracelint diff` does");
+  command
+      .add_option("--fail-on-regression", a.fail_on_regression_pct,
+                  "with --baseline: exit 1 when the step time's 95% lower bound rose by "
+                  "more than PCT percent")
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace
@@ -47,39 +87,9 @@ int main(int argc, char** argv) {
       ->required();
   analyze->add_option("more-paths", a.more_paths, "more trace files: the ranks of one run");
   analyze->add_flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
-  analyze->add_option("--format", a.format, "output format: text, json, markdown, sarif or html")
-      ->check(CLI::IsMember({"text", "json", "markdown", "sarif", "html"}));
-  analyze->add_option("-o,--output", a.output, "write the report to this file ('-': stdout)");
-  analyze->add_option("--fail-on", a.fail_on,
-                      "exit 1 when a finding at or above this severity is present")
-      ->check(CLI::IsMember({"high", "medium", "low"}));
-  analyze->add_option("--fail-on-recoverable", a.fail_on_recoverable,
-                      "exit 1 when the findings recover at least this share of the step "
-                      "(0.2 or 20%)");
-  analyze->add_option("--source-root", a.source_root,
-                      "SARIF: checkout that Python frames are mapped into (default: cwd)");
-  analyze->add_option("--docs-url", a.docs_url,
-                      "SARIF: base URL of the rule docs (helpUri = URL/rules/docs/<id>.md)");
-  analyze->add_option("--annotate", a.annotate,
-                      "also write the trace with the findings drawn on it (Chrome/Perfetto JSON)");
-  analyze->add_option("--top", a.top_n, "rows in the top-kernel/op tables and findings shown")
-      ->check(AtLeast(1));
-  analyze->add_option("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
-  analyze->add_option("--price-per-hour", a.price_per_hour,
-                      "price of all machines of the run per hour (samples per dollar)");
+  AddReportOptions(*analyze, a);
   analyze->add_option("--span", a.span, "profiling span stamp to analyse (default newest)");
   analyze->add_option("--run", a.run, "TensorBoard run to analyse (default newest)");
-  AddRuleOptions(*analyze, a.engine);
-  analyze->add_option("--threads", a.threads, "cores to use (0 = all)")
-      ->check(AtLeast(0));
-  analyze->add_option("--split-bytes", a.split_bytes,
-                      "split large event arrays into parts of this size (testing)");
-  analyze->add_option("--baseline", a.baseline,
-                      "compare with this JSON report (or trace) as `tracelint diff` does");
-  analyze->add_option("--fail-on-regression", a.fail_on_regression_pct,
-                      "with --baseline: exit 1 when the step time's 95% lower bound rose by "
-                      "more than PCT percent")
-      ->check(CLI::NonNegativeNumber);
 
   BatchArgs b;
   CLI::App* batch = app.add_subcommand(
@@ -148,6 +158,24 @@ int main(int argc, char** argv) {
   AddRuleOptions(*diff, d.engine);
   diff->add_option("--threads", d.threads, "cores to use (0 = all)")->check(AtLeast(0));
 
+  CaptureArgs c;
+  CLI::App* capture = app.add_subcommand(
+      "capture", "run a CUDA program under CUPTI, write its traces, and analyze them");
+  capture->add_option("--out", c.out_dir,
+                      "new or empty directory for the traces (default ./tracelint-capture-<time>)");
+  capture->add_option("--steps", c.steps,
+                      "NVTX range name that marks one step (becomes ProfilerStep#N)");
+  capture->add_option("--delay", c.delay_s, "start recording S seconds after the program starts")
+      ->check(CLI::NonNegativeNumber);
+  capture->add_option("--duration", c.duration_s,
+                      "record for S seconds (default: until the program exits)")
+      ->check(CLI::NonNegativeNumber);
+  capture->add_flag("--keep-raw", c.keep_raw,
+                    "keep the raw CUPTI record dumps (<out>/.tracelint-raw/)");
+  AddReportOptions(*capture, c.analyze);
+  capture->add_option("command", c.command, "the program and its arguments, after --")
+      ->required();
+
   RulesArgs r;
   CLI::App* rules = app.add_subcommand("rules", "list the rules and their options");
   rules->add_flag("--dump-config", r.dump_config, "print every option with its default");
@@ -189,6 +217,7 @@ int main(int argc, char** argv) {
   if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
   if (*batch) return RunBatch(b, std::cout, std::cerr);
   if (*diff) return RunDiffCommand(d, std::cout, std::cerr);
+  if (*capture) return RunCapture(c, std::cout, std::cerr);
   if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
   if (*version) {
     std::cout << kVersion << "\n";
