@@ -41,6 +41,20 @@ std::string Significant(double v, std::string_view unit) {
   return fmt::format("{:.{}f} {}", v, decimals, unit);
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A unit word, with the punctuation that may follow it.
+bool IsUnit(std::string_view w) {
+  while (!w.empty() && (w.back() == ',' || w.back() == ';' || w.back() == ')' ||
+                        w.back() == '.' || w.back() == ':')) {
+    w.remove_suffix(1);
+  }
+  for (std::string_view unit : {"s", "ms", "us", "ns", "MiB", "GiB", "GB/s", "SMs"}) {
+    if (w == unit) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 size_t Width(std::string_view s) {
@@ -83,6 +97,12 @@ std::string Wrap(std::string_view s, size_t width, std::string_view first_indent
     if (pos >= s.size()) break;
     size_t end = s.find(' ', pos);
     if (end == std::string_view::npos) end = s.size();
+    // A number and its unit stay on one line ("24.5 ms", not "24.5\n ms").
+    if (end < s.size() && end > pos && IsDigit(s[end - 1])) {
+      size_t next = s.find(' ', end + 1);
+      if (next == std::string_view::npos) next = s.size();
+      if (IsUnit(s.substr(end + 1, next - end - 1))) end = next;
+    }
     std::string_view word = s.substr(pos, end - pos);
     pos = end;
     size_t w = Width(word);

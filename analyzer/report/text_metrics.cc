@@ -33,6 +33,8 @@ constexpr size_t kNameColumns = 90;
 constexpr double kOutlierMinShare = 0.10;
 constexpr double kOutlierMads = 3 * 1.4826;
 constexpr size_t kSlowestShown = 3;
+// "Framework: " and the value after it.
+constexpr size_t kLabelColumns = 11;
 
 constexpr std::string_view kCategoryLabels[kStepCategoryCount] = {
     "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"};
@@ -68,7 +70,6 @@ std::string StepRange(const StepSet& s) {
 
 void Fact(std::string& out, std::string_view label, std::string_view value,
           const Layout& layout) {
-  constexpr size_t kLabelColumns = 11;
   out += Wrap(value, layout.width, PadRight(fmt::format("{}:", label), kLabelColumns),
               std::string(kLabelColumns, ' '));
 }
@@ -99,7 +100,11 @@ std::vector<std::string> DeviceSummary(const std::vector<const Timeline*>& ranks
 
 void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
   const RunMetadata& md = in.ranks.front()->metadata();
-  Fact(out, "Trace", T(in.input_path), layout);
+  // A path is cut in the middle: both ends tell runs apart.
+  Fact(out, "Trace",
+       layout.width > kLabelColumns + 20 ? FitMiddle(T(in.input_path), layout.width - kLabelColumns)
+                                         : T(in.input_path),
+       layout);
   Fact(out, "Format", md.format.empty() ? "unknown" : T(md.format), layout);
   std::string fw = md.framework.empty() ? "unknown" : T(md.framework);
   if (!md.framework_version.empty()) fw += " " + T(md.framework_version);
@@ -108,8 +113,8 @@ void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
   if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
   if (!md.backend.empty()) ranks += fmt::format(", backend {}", T(md.backend));
   Fact(out, "Ranks", ranks, layout);
-  std::vector<const Timeline*> shown = in.ranks;
-  for (const std::string& d : DeviceSummary(shown)) Fact(out, "Devices", d, layout);
+  for (const std::string& d : DeviceSummary(in.ranks)) Fact(out, "Devices", d, layout);
+  if (!in.provenance.config_path.empty()) Fact(out, "Config", T(in.provenance.config_path), layout);
 }
 
 // The rank's file as the user named it: relative to the input directory.

@@ -59,8 +59,9 @@ std::string RuleAndCause(const Finding& f) {
 
 std::string FirstLine(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 
-// "tracelint: testdata/example (1 rank, 6 steps, PyTorch 2.3, kineto-json)".
-std::string TitleLine(const ReportInput& in) {
+// "tracelint: testdata/example (1 rank, 6 steps, PyTorch 2.3)"; a long path
+// is cut in the middle so the facts stay on the line.
+std::string TitleLine(const ReportInput& in, size_t width) {
   std::vector<std::string> facts;
   if (!in.ranks.empty()) {
     facts.push_back(fmt::format("{} rank{}", in.ranks.size(), in.ranks.size() == 1 ? "" : "s"));
@@ -91,9 +92,13 @@ std::string TitleLine(const ReportInput& in) {
       facts.push_back(T(md.framework) + (version.empty() ? "" : " " + T(version)));
     }
   }
-  std::string line = "tracelint: " + T(in.input_path);
-  if (!facts.empty()) line += fmt::format(" ({})", fmt::join(facts, ", "));
-  return line;
+  std::string facts_text = facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, ", "));
+  constexpr std::string_view kPrefix = "tracelint: ";
+  constexpr size_t kMinPathColumns = 20;
+  std::string path = T(in.input_path);
+  size_t fixed = kPrefix.size() + Width(facts_text);
+  if (width > 0 && width >= fixed + kMinPathColumns) path = FitMiddle(path, width - fixed);
+  return Fit(std::string(kPrefix) + path + facts_text, width);
 }
 
 // The finding's line of the list: "  1  high    12.0 ms  48.9%  rule (cause): fix".
@@ -298,7 +303,7 @@ std::string RenderTextReport(const ReportInput& in) {
     return out;
   }
   const size_t w = layout.width;
-  out += Paint(Fit(TitleLine(in), w), Color::kBold, layout.color) + "\n";
+  out += Paint(TitleLine(in, w), Color::kBold, layout.color) + "\n";
   Verdict verdict = ComputeVerdict(in);
   out += Wrap(verdict.line, w, "", "  ");
   if (NoRankHasSteadyStep(in)) {

@@ -283,6 +283,7 @@ TEST(TextLayout, CutsAtCharacterBoundaries) {
   EXPECT_EQ(text::FitMiddle("rank-0001.pt.trace.json", 11), "rank-….json");
   EXPECT_EQ(text::Fit("abc", 0), "abc");
   EXPECT_EQ(text::Wrap("aa bb cc", 5, "", " "), "aa bb\n cc\n");
+  EXPECT_EQ(text::Wrap("took 24.5 ms, then", 10, "", ""), "took\n24.5 ms,\nthen\n");
   EXPECT_EQ(text::Ms(24'542'000), "24.5 ms");
   EXPECT_EQ(text::Ms(613'400'000), "613 ms");
   EXPECT_EQ(text::Ms(175'000), "0.175 ms");
