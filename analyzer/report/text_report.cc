@@ -223,6 +223,57 @@ std::string WhereText(const ReportInput& in, const FindingLocation& l, const Sha
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// The engine's "rank 3: 4.1 ms (12% of step)" lines on one line; ranks with
+// the same text are named together ("ranks 0-4, 6, 7: below threshold"), so
+// a large job does not print a line per rank (-v keeps one entry each).
+std::string PerRankText(const std::vector<std::string>& per_rank, const Layout& layout) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (const std::string& line : per_rank) {
+    int rank = -1;
+    size_t colon = line.find(": ");
+    std::string text = line;
+    if (!layout.verbose() && line.rfind("rank ", 0) == 0 && colon != std::string::npos) {
+      std::string number = line.substr(5, colon - 5);
+      if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+          number.size() < 9) {
+        rank = std::stoi(number);
+        text = line.substr(colon + 2);
+      }
+    }
+    if (rank < 0) {
+      groups.push_back({T(line), {}});
+      continue;
+    }
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return !g.second.empty() && g.first == T(text); });
+    if (it == groups.end()) {
+      groups.push_back({T(text), {rank}});
+    } else {
+      it->second.push_back(rank);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [text, ranks] : groups) {
+    if (ranks.empty()) {
+      parts.push_back(text);
+      continue;
+    }
+    // Runs of consecutive ranks as "a-b".
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ranks.size();) {
+      size_t j = i;
+      while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+      names.push_back(j > i + 1 ? fmt::format("{}-{}", ranks[i], ranks[j])
+                      : j == i  ? fmt::format("{}", ranks[i])
+                                : fmt::format("{}, {}", ranks[i], ranks[j]));
+      i = j + 1;
+    }
+    parts.push_back(fmt::format("rank{} {}: {}", ranks.size() == 1 ? "" : "s",
+                                fmt::join(names, ", "), text));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, int index,
                     const Shared& shared, const Layout& layout) {
   const size_t w = layout.width;
@@ -261,9 +312,7 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
     }
   }
   if (!f.per_rank.empty()) {
-    std::vector<std::string> ranks;
-    for (const std::string& r : f.per_rank) ranks.push_back(T(r));
-    out += Wrap(fmt::format("per rank: {}", fmt::join(ranks, "; ")), w, kIndent, "     ");
+    out += Wrap("per rank: " + PerRankText(f.per_rank, layout), w, kIndent, "     ");
   }
   if (!f.fix.empty()) out += Wrap("fix: " + T(f.fix), w, kIndent, "     ");
 }
