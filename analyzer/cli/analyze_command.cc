@@ -1,5 +1,8 @@
 #include "analyzer/cli/analyze_command.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +16,7 @@
 #include "analyzer/cli/gate.h"
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/cli/run_selection.h"
+#include "analyzer/cli/terminal.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/report/annotate_writer.h"
@@ -70,9 +74,9 @@ void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
                     const PreparedRules& rules, const AnalyzedRun& analyzed,
                     ReportInput& input) {
   Provenance& p = input.provenance;
-  p.rules_glob = args.engine.rules_glob;
+  p.rules_glob = rules.rules_glob;
   p.set_overrides = args.engine.set_overrides;
-  p.config_path = args.engine.config_path;
+  p.config_path = rules.config_path;
   p.selected_rules = rules.selected;
   for (const std::string& id : rules.selected) {
     std::vector<std::pair<std::string, double>> values;
@@ -191,6 +195,17 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   input.options.top_n = args.top_n;
   input.options.batch_size = args.batch_size;
   input.options.price_per_hour = args.price_per_hour;
+  // Only a report on a terminal is cut to its width and coloured.
+  const bool terminal = IsStdoutPath(args.output) && IsStdoutTerminal(out);
+  TextOptions& text = input.options.text;
+  text.width_columns = args.width >= 0 ? args.width
+                                       : ReportWidth(terminal, TerminalColumns(STDOUT_FILENO),
+                                                     std::getenv("COLUMNS"));
+  text.color = UseColor(args.color, terminal, std::getenv("NO_COLOR"));
+  text.verbosity = args.quiet     ? TextVerbosity::kQuiet
+                   : args.verbose ? TextVerbosity::kVerbose
+                                  : TextVerbosity::kNormal;
+  text.all_steps = args.steps == "all";
   input.sarif.source_root = args.source_root;
   input.sarif.docs_url = args.docs_url;
   FillProvenance(args, registry, *rules, *analyzed, input);

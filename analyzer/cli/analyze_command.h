@@ -17,6 +17,12 @@ struct AnalyzeArgs {
   bool list = false;  // print the runs found (files, start times) instead
   std::istream* in = nullptr;  // what "-" reads; nullptr: std::cin
   std::string format = "text";  // text | json | markdown | sarif | html
+  // The text report's layout (docs/output-formats.md, "Text").
+  std::string color = "auto";  // auto | always | never
+  bool quiet = false;          // -q: the findings' lines only
+  bool verbose = false;        // -v: everything
+  std::string steps = "outliers";  // outliers | all: rows of the per-step table
+  int width = -1;              // --width: columns; 0: no limit; -1: the terminal's
   std::string output;           // empty or "-": stdout
   std::string annotate;         // --annotate: the annotated trace JSON; empty: none
   int top_n = 10;

@@ -120,7 +120,7 @@ TEST(AnalyzeCommand, RankThatCannotBeReadIsExit4AndNamed) {
   Result r = Analyze(args);
   EXPECT_EQ(r.code, kExitDamaged) << r.err;
   EXPECT_THAT(r.err, HasSubstr("rank1.pt.trace.json.gz"));
-  EXPECT_THAT(r.out, HasSubstr("no findings"));
+  EXPECT_THAT(r.out, HasSubstr("No findings."));
 }
 
 TEST(AnalyzeCommand, RefusesToWriteIntoTheTraceDirectory) {
@@ -143,7 +143,7 @@ TEST(AnalyzeCommand, WritesTheReportElsewhere) {
   args.output = (out_dir / "report.txt").string();
   Result r = Analyze(args);
   EXPECT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_THAT(ReadFile(args.output), HasSubstr("no findings"));
+  EXPECT_THAT(ReadFile(args.output), HasSubstr("No findings."));
 }
 
 TEST(AnalyzeCommand, BadRuleOptionIsAUsageError) {

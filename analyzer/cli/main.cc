@@ -24,9 +24,16 @@
 namespace {
 
 void AddRuleOptions(CLI::App& command, tracelint::EngineOptions& engine) {
-  command.add_option("--rules", engine.rules_glob, "rule selection globs, e.g. '-*,gpu-*'");
+  command.add_option("--rules", engine.rules_glob, "rule selection globs, e.g. '-*,gpu-*'")
+      ->each([&engine](const std::string&) { engine.rules_given = true; });
   command.add_option("--set", engine.set_overrides, "rule option, <rule-id>.<Option>=value");
-  command.add_option("--config", engine.config_path, "rule options file (JSON or TOML)");
+  command.add_option("--config", engine.config_path,
+                     "config file (TOML or JSON); default: tracelint.toml or pyproject.toml's "
+                     "[tool.tracelint], from the current directory upward");
+  // Flags win over the file; --no-config ignores any file found.
+  engine.discover_config = true;
+  command.add_flag_callback("--no-config", [&engine] { engine.discover_config = false; },
+                            "do not look for tracelint.toml / pyproject.toml");
 }
 
 // The report options of `analyze`, shared by `capture`, which analyses
@@ -36,6 +43,16 @@ void AddReportOptions(CLI::App& command, tracelint::AnalyzeArgs& a) {
   command.add_option("--format", a.format, "output format: text, json, markdown, sarif or html")
       ->check(CLI::IsMember({"text", "json", "markdown", "sarif", "html"}));
   command.add_option("-o,--output", a.output, "write the report to this file ('-': stdout)");
+  command.add_option("--color", a.color, "colour severities: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  CLI::Option* quiet = command.add_flag("-q,--quiet", a.quiet, "text: the findings' lines only");
+  command.add_flag("-v,--verbose", a.verbose, "text: everything (every step, rank and evidence)")
+      ->excludes(quiet);
+  command.add_option("--steps", a.steps, "text: per-step rows, outliers (default) or all")
+      ->check(CLI::IsMember({"outliers", "all"}));
+  command.add_option("--width", a.width,
+                     "text: columns per line (default: the terminal's; 0: no limit)")
+      ->check(AtLeast(0));
   command
       .add_option("--fail-on", a.fail_on,
                   "exit 1 when a finding at or above this severity is present")

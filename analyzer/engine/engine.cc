@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -84,24 +85,33 @@ std::string PerRankText(int rank, const Finding* f) {
 absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
                                            const EngineOptions& options) {
   if (!registry.status().ok()) return registry.status();
+  PreparedRules out;
+  out.config_path = options.config_path;
+  if (out.config_path.empty() && options.discover_config) {
+    std::error_code ec;
+    std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (!ec) out.config_path = DiscoverConfig(cwd).value_or("");
+  }
   std::vector<OptionOverride> overrides;
-  if (!options.config_path.empty()) {
-    absl::StatusOr<std::vector<OptionOverride>> from_file = LoadConfigFile(options.config_path);
-    if (!from_file.ok()) return from_file.status();
-    overrides = std::move(*from_file);
+  out.rules_glob = options.rules_glob;
+  if (!out.config_path.empty()) {
+    absl::StatusOr<ConfigFile> config = LoadConfig(out.config_path);
+    if (!config.ok()) return config.status();
+    overrides = std::move(config->overrides);
+    // An explicit --rules wins over the file, as --set wins over its options.
+    if (!options.rules_given && !config->rules_glob.empty()) out.rules_glob = config->rules_glob;
   }
   for (const std::string& text : options.set_overrides) {
     absl::StatusOr<OptionOverride> o = ParseSetOverride(text);
     if (!o.ok()) return o.status();
     overrides.push_back(std::move(*o));
   }
-  PreparedRules out;
   absl::StatusOr<std::map<std::string, RuleOptions>> resolved =
       ResolveOptions(registry, overrides);
   if (!resolved.ok()) return resolved.status();
   out.options = std::move(*resolved);
   absl::StatusOr<std::vector<std::string>> selected =
-      SelectRules(registry, options.rules_glob);
+      SelectRules(registry, out.rules_glob);
   if (!selected.ok()) return selected.status();
   out.selected = std::move(*selected);
   return out;

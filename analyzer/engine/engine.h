@@ -18,6 +18,12 @@ struct EngineOptions {
   std::string rules_glob = "*";              // --rules
   std::vector<std::string> set_overrides;    // --set id.Option=V, applied last
   std::string config_path;                   // --config (JSON or TOML)
+  // --rules was given: it wins over a config file's selection.
+  bool rules_given = false;
+  // Without --config, look for tracelint.toml or pyproject.toml's
+  // [tool.tracelint] from the current directory upward (the command line
+  // sets this; --no-config clears it).
+  bool discover_config = false;
 };
 
 struct EngineResult {
@@ -34,6 +40,8 @@ struct EngineResult {
 
 // The selected rules (in selection order) with their resolved options.
 struct PreparedRules {
+  std::string config_path;  // the config file used (given or discovered); empty: none
+  std::string rules_glob;   // the selection in effect (--rules, else the config's, else "*")
   std::vector<std::string> selected;
   std::map<std::string, RuleOptions> options;
 };

@@ -28,8 +28,10 @@ absl::StatusOr<double> ParseNumber(std::string_view text, std::string_view what)
   return value;
 }
 
-absl::StatusOr<std::vector<OptionOverride>> ParseJsonConfig(std::string_view text,
-                                                            std::string_view source) {
+// The selection key of a config file, beside the rule tables.
+constexpr std::string_view kRulesKey = "rules";
+
+absl::StatusOr<ConfigFile> ParseJsonConfig(std::string_view text, std::string_view source) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   simdjson::padded_string padded(text);
@@ -42,8 +44,17 @@ absl::StatusOr<std::vector<OptionOverride>> ParseJsonConfig(std::string_view tex
     return absl::InvalidArgumentError(
         fmt::format("{}: expected an object of rule ids", source));
   }
-  std::vector<OptionOverride> out;
+  ConfigFile out;
   for (auto [rule_key, rule_value] : root) {
+    if (rule_key == kRulesKey) {
+      std::string_view glob;
+      if (rule_value.get_string().get(glob)) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: \"rules\" must be a string of globs (\"-*,gpu-*\")", source));
+      }
+      out.rules_glob = std::string(glob);
+      continue;
+    }
     simdjson::dom::object table;
     if (rule_value.get_object().get(table)) {
       return absl::InvalidArgumentError(fmt::format(
@@ -60,14 +71,34 @@ absl::StatusOr<std::vector<OptionOverride>> ParseJsonConfig(std::string_view tex
         }
         value = static_cast<double>(as_int);
       }
-      out.push_back({std::string(rule_key), std::string(option_key), value, std::string(source)});
+      out.overrides.push_back(
+          {std::string(rule_key), std::string(option_key), value, std::string(source)});
     }
   }
   return out;
 }
 
-absl::StatusOr<std::vector<OptionOverride>> ParseTomlConfig(std::string_view text,
-                                                            std::string_view source) {
+// `rules = "a,b"` or `rules = ["a", "b"]`, as one --rules string.
+absl::StatusOr<std::string> TomlRules(const toml::node& node, std::string_view source) {
+  if (std::optional<std::string> glob = node.value<std::string>()) return *glob;
+  std::string out;
+  if (const toml::array* list = node.as_array()) {
+    for (const toml::node& item : *list) {
+      std::optional<std::string> glob = item.value<std::string>();
+      if (!glob.has_value()) break;
+      out += out.empty() ? *glob : "," + *glob;
+    }
+    if (out.size() > 0 || list->empty()) return out;
+  }
+  return absl::InvalidArgumentError(fmt::format(
+      "{}: rules must be a string or a list of globs (rules = [\"-*\", \"gpu-*\"])", source));
+}
+
+bool IsPyproject(std::string_view source) {
+  return std::filesystem::path(source).filename() == "pyproject.toml";
+}
+
+absl::StatusOr<ConfigFile> ParseTomlConfig(std::string_view text, std::string_view source) {
   // toml++ reports parse errors by exception in its default build; the
   // Debian library is built that way, so the try is confined to this call.
   toml::table root;
@@ -77,8 +108,19 @@ absl::StatusOr<std::vector<OptionOverride>> ParseTomlConfig(std::string_view tex
     return absl::InvalidArgumentError(fmt::format(
         "{}:{}: not valid TOML ({})", source, e.source().begin.line, e.description()));
   }
-  std::vector<OptionOverride> out;
-  for (const auto& [rule_key, rule_node] : root) {
+  ConfigFile out;
+  const toml::table* tables = &root;
+  if (IsPyproject(source)) {
+    tables = root["tool"]["tracelint"].as_table();
+    if (tables == nullptr) return out;  // a pyproject.toml without our table
+  }
+  for (const auto& [rule_key, rule_node] : *tables) {
+    if (rule_key.str() == kRulesKey) {
+      absl::StatusOr<std::string> glob = TomlRules(rule_node, source);
+      if (!glob.ok()) return glob.status();
+      out.rules_glob = *glob;
+      continue;
+    }
     const toml::table* table = rule_node.as_table();
     if (table == nullptr) {
       return absl::InvalidArgumentError(fmt::format(
@@ -91,8 +133,8 @@ absl::StatusOr<std::vector<OptionOverride>> ParseTomlConfig(std::string_view tex
         return absl::InvalidArgumentError(fmt::format("{}: {}.{} must be a number", source,
                                                       rule_key.str(), option_key.str()));
       }
-      out.push_back({std::string(rule_key.str()), std::string(option_key.str()), *value,
-                     std::string(source)});
+      out.overrides.push_back({std::string(rule_key.str()), std::string(option_key.str()),
+                               *value, std::string(source)});
     }
   }
   return out;
@@ -129,11 +171,20 @@ absl::StatusOr<OptionOverride> ParseSetOverride(std::string_view text) {
 absl::StatusOr<std::vector<OptionOverride>> ParseConfigText(std::string_view text,
                                                             ConfigFormat format,
                                                             std::string_view source_name) {
-  return format == ConfigFormat::kJson ? ParseJsonConfig(text, source_name)
-                                       : ParseTomlConfig(text, source_name);
+  absl::StatusOr<ConfigFile> config = format == ConfigFormat::kJson
+                                          ? ParseJsonConfig(text, source_name)
+                                          : ParseTomlConfig(text, source_name);
+  if (!config.ok()) return config.status();
+  return std::move(config->overrides);
 }
 
 absl::StatusOr<std::vector<OptionOverride>> LoadConfigFile(const std::string& path) {
+  absl::StatusOr<ConfigFile> config = LoadConfig(path);
+  if (!config.ok()) return config.status();
+  return std::move(config->overrides);
+}
+
+absl::StatusOr<ConfigFile> LoadConfig(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(fmt::format("cannot read config file {}", path));
   std::stringstream buffer;
@@ -141,7 +192,33 @@ absl::StatusOr<std::vector<OptionOverride>> LoadConfigFile(const std::string& pa
   std::string text = buffer.str();
   std::string_view p = path;
   bool json = p.size() >= 5 && EqualsIgnoreCase(p.substr(p.size() - 5), ".json");
-  return ParseConfigText(text, json ? ConfigFormat::kJson : ConfigFormat::kToml, path);
+  absl::StatusOr<ConfigFile> config =
+      json ? ParseJsonConfig(text, path) : ParseTomlConfig(text, path);
+  if (config.ok()) config->path = path;
+  return config;
+}
+
+std::optional<std::string> DiscoverConfig(const std::filesystem::path& start) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  if (ec) return std::nullopt;
+  for (;;) {
+    fs::path own = dir / "tracelint.toml";
+    if (fs::is_regular_file(own, ec)) return own.string();
+    fs::path pyproject = dir / "pyproject.toml";
+    if (fs::is_regular_file(pyproject, ec)) {
+      // Most pyproject.toml files are other tools' business: only one with
+      // our table is a config (read cheaply first, parsed when loaded).
+      std::ifstream file(pyproject, std::ios::binary);
+      std::stringstream buffer;
+      buffer << file.rdbuf();
+      std::string text = buffer.str();
+      if (text.find("tool.tracelint") != std::string::npos) return pyproject.string();
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    dir = dir.parent_path();
+  }
 }
 
 absl::StatusOr<std::map<std::string, RuleOptions>> ResolveOptions(

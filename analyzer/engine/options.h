@@ -1,7 +1,9 @@
 #ifndef TRACELINT_ANALYZER_ENGINE_OPTIONS_H_
 #define TRACELINT_ANALYZER_ENGINE_OPTIONS_H_
 
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,23 @@ absl::StatusOr<std::vector<OptionOverride>> ParseConfigText(std::string_view tex
                                                             ConfigFormat format,
                                                             std::string_view source_name);
 absl::StatusOr<std::vector<OptionOverride>> LoadConfigFile(const std::string& path);
+
+// A whole config file: the rule selection (`rules = "-*,gpu-*"` or a list of
+// globs, the --rules syntax) and the option tables above. In a
+// pyproject.toml the same keys sit under [tool.tracelint] (and
+// [tool.tracelint."<rule-id>"]).
+struct ConfigFile {
+  std::string path;
+  std::string rules_glob;  // empty: the file selects nothing (all rules)
+  std::vector<OptionOverride> overrides;
+};
+absl::StatusOr<ConfigFile> LoadConfig(const std::string& path);
+
+// Config discovery (docs/configuration.md): from `start` up to the root, the
+// first directory holding `tracelint.toml`, or a `pyproject.toml` with a
+// [tool.tracelint] table, gives the config; a tracelint.toml wins over a
+// pyproject.toml beside it. nullopt when none is found.
+std::optional<std::string> DiscoverConfig(const std::filesystem::path& start);
 
 // Effective options of every registered rule: declared defaults, then the
 // overrides in order (config file first, then --set, so the command line

@@ -17,10 +17,20 @@ struct RunDiff;  // diff.h
 // The JSON report's "schema_version"; bump it with report.schema.json.
 inline constexpr int kReportSchemaVersion = 1;
 
+// How the text report is laid out (docs/output-formats.md, "Text").
+enum class TextVerbosity { kQuiet, kNormal, kVerbose };  // -q: findings only; -v: everything
+struct TextOptions {
+  int width_columns = 0;  // terminal width; 0: no limit (piped output)
+  bool color = false;     // SGR colours for severities and headings
+  TextVerbosity verbosity = TextVerbosity::kNormal;
+  bool all_steps = false;  // --steps all: every step, not only the outliers
+};
+
 struct ReportOptions {
   int top_n = 10;             // rows of the top kernels / top ops tables
   int64_t batch_size = 0;     // samples per step per rank; 0: no throughput
   double price_per_hour = 0;  // of all machines of the run; 0: no samples per dollar
+  TextOptions text;
 };
 
 // What a report needs to be reproduced and compared (JSON "provenance"):

@@ -86,36 +86,47 @@ TEST_F(ReportTest, TextHasHeaderMetricsTablesAndFindings) {
   input_.options.price_per_hour = 3.6;
   std::string text = RenderTextReport(input_);
   for (std::string_view want : {
-           "Trace:      /data/run1\n",
-           "Devices:    GPU 0 Test GPU, CC 8.0, 100 SMs, 40.0 GiB\n",
-           "Steps:      2 analysed (ProfilerStep#1..#2)\n",
+           "tracelint: /data/run1 (1 rank, 2 steps",
+           " 1 high   0.300 ms  30.0%  gpu-idle-gaps (data_loader): "
+           "DataLoader(num_workers=8, pin_memory=True)\n",
+           " 2 high   0.150 ms  15.0%  h2d-copy-dominance (pageable_copy): ",
+           "Trace:     /data/run1\n",
+           "Devices:   GPU Test GPU, CC 8.0, 100 SMs, 40.0 GiB\n",
+           "Steps:     2 complete (ProfilerStep#1..#2)\n",
            "Step time (mean)",
-           "GPU utilization                          60.0%\n",
-           "Est. SM efficiency                       50.0%\n",
-           "Est. achieved occupancy                  50.0%\n",
-           "Tensor Core kernel share                 50.0%\n",
-           "  Kernel                        600.0 us 60.0%\n",
+           "  GPU utilization                     60.0%\n",
+           "  Est. SM efficiency                  50.0%\n",
+           "  Est. achieved occupancy             50.0%\n",
+           "  Tensor Core kernel share            50.0%\n",
+           "    Kernel                  0.600 ms  60.0%\n",
            "HTA temporal breakdown",
            "Top 2 kernels by device time",
            "aten::mm",
            "samples/s: 32000.0\n",
            "samples per dollar: 32000000\n",
-           "1. [high] gpu-idle-gaps (data_loader): up to 300.0 us/step (30.0% of step), "
-           "confidence measured\n",
-           "   - GPU idle 30% of step (threshold 10%)\n",
-           "   where: rank 0, steps 1-2, thread 1\n",
+           "1. high gpu-idle-gaps (data_loader), confidence measured\n",
+           "   up to 0.300 ms/step (30.0% of the mean steady step)\n",
            "     train.py(42): step\n",
            "   fix: DataLoader(num_workers=8, pin_memory=True)\n",
            "Could not judge:\n  tensor-cores-idle: no deviceProperties",
-           "Summary: 2 findings, up to 45% of step time recoverable\n",
+           "2 findings, up to 45% of step time recoverable:\n",
        }) {
     EXPECT_NE(text.find(want), std::string::npos) << "missing: " << want << "\n" << text;
   }
+  // What both findings share is said once, above their details.
+  EXPECT_NE(text.find("Every finding: rank 0, steps 1-2; shared evidence:\n"
+                      "   - GPU idle 30% of step (threshold 10%)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("   - GPU idle 30% of step"), text.rfind("   - GPU idle 30% of step"));
+  EXPECT_NE(text.find("   where: thread 1\n"), std::string::npos) << text;
+  // Findings before the metrics.
+  EXPECT_LT(text.find("gpu-idle-gaps"), text.find("== Metrics =="));
 }
 
 TEST_F(ReportTest, EmptyFindingsSayNoFindings) {
   std::string text = RenderTextReport(input_);
-  EXPECT_NE(text.find("Summary: no findings\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nNo findings.\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("samples/s"), std::string::npos);
 }
 

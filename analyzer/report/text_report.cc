@@ -1,72 +1,50 @@
-// The terminal report: header, metrics, top kernels/ops, HTA breakdown,
-// import diagnostics, then the ranked findings and a one-line summary.
+// The terminal report, findings first (docs/output-formats.md, "Text"): what
+// bounds the run, whether the trace can be trusted, the ranked findings one
+// line each; then each finding's details without what they share, then the
+// metrics (text_metrics.cc).
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/step_phase.h"
-#include "analyzer/model/accelerator.h"
-#include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/text_layout.h"
+#include "analyzer/report/text_report_parts.h"
 #include "fmt/format.h"
 
 namespace tracelint {
-namespace {
+namespace text {
 
-constexpr size_t kNameWidth = 90;  // longer kernel names are cut in the text report
-constexpr std::string_view kCategoryLabels[kStepCategoryCount] = {
-    "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"};
-
-std::string Pct(double share) { return fmt::format("{:.1f}%", 100 * share); }
-std::string OptPct(const std::optional<double>& share) {
-  return share.has_value() ? Pct(*share) : std::string("n/a");
-}
-std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
-
-// Trace names and paths are hostile input: shown with control characters as
-// visible escapes and invalid UTF-8 replaced, so none can forge report lines.
 std::string T(std::string_view s) { return EscapeTerminal(s); }
 
-std::string Cut(std::string_view s, size_t width = kNameWidth) {
-  std::string e = T(s);
-  if (e.size() <= width) return e;
-  return std::string(TruncateUtf8(e, width - 3)) + "...";
+std::string Heading(std::string_view title, const Layout& layout) {
+  return "\n" + Paint(Fit(fmt::format("== {} ==", title), layout.width), Color::kBold,
+                      layout.color) +
+         "\n";
 }
 
-void Section(std::string& out, std::string_view title) {
-  out += fmt::format("\n== {} ==\n", title);
-}
-
-// "GPU 0", "TPU 2", "MTIA 17"; "host" for -1.
 std::string AccelLabel(int device, std::string_view accelerator) {
   return device < 0 ? std::string("host") : fmt::format("{} {}", accelerator, device);
 }
 
-std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
-  std::string line = fmt::format("{} {} {}", accelerator, d.id, d.name.empty() ? "(unnamed)" : T(d.name));
-  if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
-  if (d.sm_count > 0) line += fmt::format(", {} SMs", d.sm_count);
-  if (d.total_memory_bytes > 0) {
-    line += fmt::format(", {:.1f} GiB", static_cast<double>(d.total_memory_bytes) / (1 << 30));
-  }
-  return line;
-}
+namespace {
 
-std::string StepRange(const StepSet& s) {
-  if (s.steps.empty()) return "none";
-  if (!s.from_markers) return "1 window (no step markers)";
-  std::string range = s.steps.size() == 1
-                          ? fmt::format("ProfilerStep#{}", s.steps.front().number)
-                          : fmt::format("ProfilerStep#{}..#{}", s.steps.front().number,
-                                        s.steps.back().number);
-  std::string line = fmt::format("{} analysed ({})", s.steps.size(), range);
-  if (s.dropped_incomplete > 0) {
-    line += fmt::format(", {} incomplete dropped", s.dropped_incomplete);
+// A finding's line in the list is cut, not wrapped; a fix with less room
+// than this is left to the details.
+constexpr size_t kMinFixColumns = 10;
+
+Color SeverityColor(FindingSeverity s) {
+  switch (s) {
+    case FindingSeverity::kHigh: return Color::kRed;
+    case FindingSeverity::kMedium: return Color::kYellow;
+    case FindingSeverity::kLow: return Color::kCyan;
   }
-  return line;
+  return Color::kCyan;
 }
 
 bool NoRankHasSteadyStep(const ReportInput& in) {
@@ -75,288 +53,333 @@ bool NoRankHasSteadyStep(const ReportInput& in) {
                      [](AnalysisContext* c) { return c->step_phase().NoSteadyStep(); });
 }
 
-void Header(std::string& out, const ReportInput& in) {
-  out += "tracelint report\n";
-  if (NoRankHasSteadyStep(in)) {
-    out += "NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or compile "
-           "only, so no per-step claim is made; its one-time costs are listed below. Profile "
-           "after warm-up: torch.profiler.schedule(wait=1, warmup=2, active=3).\n";
-  }
-  out += fmt::format("Trace:      {}\n", T(in.input_path));
-  if (in.ranks.empty()) return;
-  const RunMetadata& md0 = in.ranks.front()->metadata();
-  out += fmt::format("Format:     {}\n", md0.format.empty() ? "unknown" : T(md0.format));
-  std::string fw = md0.framework.empty() ? "unknown" : T(md0.framework);
-  if (!md0.framework_version.empty()) fw += " " + T(md0.framework_version);
-  out += fmt::format("Framework:  {}\n", fw);
-  std::string ranks = fmt::format("{} loaded", in.ranks.size());
-  if (md0.world_size > 0) ranks += fmt::format(", world size {}", md0.world_size);
-  if (!md0.backend.empty()) ranks += fmt::format(", backend {}", T(md0.backend));
-  out += fmt::format("Ranks:      {}\n", ranks);
-  for (size_t i = 0; i < in.ranks.size(); ++i) {
-    const Timeline& tl = *in.ranks[i];
-    int rank = RankOf(tl, i);
-    std::string prefix = in.ranks.size() > 1 ? fmt::format("rank {}: ", rank) : "";
-    if (tl.metadata().devices.empty()) {
-      out += fmt::format("Devices:    {}no device properties in the trace\n", prefix);
-    }
-    for (const DeviceInfo& d : tl.metadata().devices) {
-      out += fmt::format("Devices:    {}{}\n", prefix, DeviceLine(d, AcceleratorName(tl.metadata())));
-    }
-    if (i < in.contexts.size()) {
-      const StepSet& steps = in.contexts[i]->steps();
-      const StepPhaseSet& phase = in.contexts[i]->step_phase();
-      std::string range = StepRange(in.contexts[i]->all_steps());
-      if (!phase.AllSteady()) {
-        range += fmt::format("; {} steady", phase.steady_count);
-      }
-      out += fmt::format("Steps:      {}{}\n", prefix, range);
-      if (!phase.costs.empty()) {
-        std::vector<std::string> costs;
-        for (const OneTimeCost& c : phase.costs) {
-          costs.push_back(fmt::format("{} {}", OneTimeKindLabel(c.kind), Dur(c.total_ns)));
-        }
-        out += fmt::format("One-time:   {}{}\n", prefix, fmt::join(costs, ", "));
-      }
-      for (const std::string& note : steps.notes) {
-        out += fmt::format("  note: {}{}\n", prefix, T(note));
-      }
-    }
-    if (tl.metadata().truncated) {
-      out += fmt::format("  note: {}input ends early at byte {}; {} events read\n", prefix,
-                         tl.metadata().truncated_at_byte, tl.metadata().events_read);
-    }
-  }
+std::string RuleAndCause(const Finding& f) {
+  return f.cause.empty() ? f.rule_id : fmt::format("{} ({})", f.rule_id, f.cause);
 }
 
-// One column per device; rows are the metrics (means over the steps).
-void MetricsTable(std::string& out, const StepMetrics& m, std::string_view accelerator) {
-  if (m.summary.empty() || m.step_count == 0) {
-    out += "no analysed steps\n";
-    return;
+std::string FirstLine(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+
+// "tracelint: testdata/example (1 rank, 6 steps, PyTorch 2.3)"; a long path
+// is cut in the middle so the facts stay on the line.
+std::string TitleLine(const ReportInput& in, size_t width) {
+  std::vector<std::string> facts;
+  if (!in.ranks.empty()) {
+    facts.push_back(fmt::format("{} rank{}", in.ranks.size(), in.ranks.size() == 1 ? "" : "s"));
   }
-  out += fmt::format("{:<28}", "");
-  for (const DeviceMetrics& d : m.summary) {
-    out += fmt::format("{:>18}", AccelLabel(d.device, accelerator));
+  int min_steps = -1, max_steps = -1, min_steady = -1;
+  for (AnalysisContext* c : in.contexts) {
+    int all = static_cast<int>(c->all_steps().steps.size());
+    int steady = static_cast<int>(c->steps().steps.size());
+    min_steps = min_steps < 0 ? all : std::min(min_steps, all);
+    max_steps = std::max(max_steps, all);
+    min_steady = min_steady < 0 ? steady : std::min(min_steady, steady);
   }
-  out += "\n";
-  auto row = [&](std::string_view label, auto value_of) {
-    out += fmt::format("{:<28}", label);
-    for (const DeviceMetrics& d : m.summary) out += fmt::format("{:>18}", value_of(d));
-    out += "\n";
-  };
-  row("Step time (mean)", [&](const DeviceMetrics&) { return Dur(m.mean_step_ns); });
-  row("GPU utilization", [](const DeviceMetrics& d) { return Pct(d.gpu_utilization); });
-  row("Busy incl. copies", [](const DeviceMetrics& d) { return Pct(d.busy_including_copies); });
-  row("Est. SM efficiency", [](const DeviceMetrics& d) { return OptPct(d.est_sm_efficiency); });
-  // Say how much kernel time the estimate rests on when it is not all of it.
-  bool partial_dims = false;
-  for (const DeviceMetrics& d : m.summary) {
-    partial_dims = partial_dims || d.sm_efficiency_coverage.value_or(1) < 0.9995;
-  }
-  if (partial_dims) {
-    row("  kernel time with dims",
-        [](const DeviceMetrics& d) { return OptPct(d.sm_efficiency_coverage); });
-  }
-  row("Est. achieved occupancy",
-      [](const DeviceMetrics& d) { return OptPct(d.est_achieved_occupancy); });
-  row("Tensor Core kernel share",
-      [](const DeviceMetrics& d) { return OptPct(d.tensor_core_kernel_share); });
-  out += "Step breakdown (mean per step, priority order):\n";
-  std::vector<std::array<TimeNs, kStepCategoryCount>> means;
-  for (const DeviceMetrics& d : m.summary) means.push_back(MeanBreakdownNs(d, m.step_count));
-  for (int c = 0; c < kStepCategoryCount; ++c) {
-    out += fmt::format("  {:<26}", kCategoryLabels[c]);
-    for (size_t i = 0; i < m.summary.size(); ++i) {
-      double share = m.mean_step_ns > 0 ? static_cast<double>(means[i][c]) / m.mean_step_ns : 0;
-      out += fmt::format("{:>18}", fmt::format("{} {}", Dur(means[i][c]), Pct(share)));
+  if (min_steps >= 0) {
+    std::string steps = min_steps == max_steps ? fmt::format("{}", min_steps)
+                                               : fmt::format("{}-{}", min_steps, max_steps);
+    steps += fmt::format(" step{}", max_steps == 1 ? "" : "s");
+    if (in.ranks.size() > 1) steps += " each";
+    if (min_steady != min_steps || min_steps != max_steps) {
+      steps += fmt::format(" ({} steady)", min_steady);
     }
-    out += "\n";
+    facts.push_back(steps);
   }
+  if (!in.ranks.empty()) {
+    const RunMetadata& md = in.ranks.front()->metadata();
+    if (!md.framework.empty()) {
+      // The version without how it was inferred: the Run section says that.
+      std::string version = md.framework_version.substr(0, md.framework_version.find(" ("));
+      facts.push_back(T(md.framework) + (version.empty() ? "" : " " + T(version)));
+    }
+  }
+  std::string facts_text = facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, ", "));
+  constexpr std::string_view kPrefix = "tracelint: ";
+  constexpr size_t kMinPathColumns = 20;
+  std::string path = T(in.input_path);
+  size_t fixed = kPrefix.size() + Width(facts_text);
+  if (width > 0 && width >= fixed + kMinPathColumns) path = FitMiddle(path, width - fixed);
+  return Fit(std::string(kPrefix) + path + facts_text, width);
 }
 
-void PerStepTable(std::string& out, const StepMetrics& m, std::string_view accelerator) {
-  if (m.steps.size() < 2) return;
-  out += fmt::format("Per step:\n  {:<8}{:<8}{:>12}{:>10}{:>14}{:>12}\n", "step", "device", "time",
-                     "GPU util", "busy+copies", "SM eff.");
-  for (const StepRow& row : m.steps) {
-    for (const DeviceMetrics& d : row.devices) {
-      out += fmt::format("  {:<8}{:<8}{:>12}{:>10}{:>14}{:>12}\n", fmt::format("#{}", row.number),
-                         AccelLabel(d.device, accelerator), Dur(d.step_ns), Pct(d.gpu_utilization),
-                         Pct(d.busy_including_copies), OptPct(d.est_sm_efficiency));
+// The finding's line of the list: "  1  high    12.0 ms  48.9%  rule (cause): fix".
+std::string FindingLine(const Finding& f, int index, const Layout& layout) {
+  std::string amount =
+      f.one_time_ns > 0
+          ? PadRight(Dur(f.one_time_ns) + " once", 15)
+          : PadLeft(Ms(f.recoverable_ns_per_step), 8) + " " + PadLeft(Pct(f.recoverable_share), 6);
+  std::string severity(FindingSeverityName(f.severity));
+  std::string head = fmt::format("{:>2} ", index);
+  std::string tail = fmt::format(" {}  {}", amount, RuleAndCause(f));
+  size_t used = Width(head) + 6 + Width(tail);
+  std::string fix = T(FirstLine(f.fix));
+  if (!fix.empty()) {
+    size_t room = layout.width == 0 ? 0 : layout.width > used + 2 ? layout.width - used - 2 : 0;
+    if (layout.width == 0) {
+      tail += ": " + fix;
+    } else if (room >= kMinFixColumns) {
+      tail += ": " + Fit(fix, room);
     }
   }
+  if (layout.width > 0 && used > layout.width) {
+    // Too narrow even for the rule: cut the line as a whole, uncoloured.
+    return Fit(head + PadRight(severity, 6) + tail, layout.width);
+  }
+  return head + Paint(severity, SeverityColor(f.severity), layout.color) +
+         std::string(6 - severity.size(), ' ') + tail;
 }
 
-void TopTables(std::string& out, const StepMetrics& m, int top_n) {
-  size_t n = static_cast<size_t>(std::max(0, top_n));
-  if (m.top_kernels.empty()) {
-    out += "Top kernels: no kernels in the analysed steps\n";
-    return;
+// "3 findings, up to 55% of step time recoverable, 1 one-time cost:".
+std::string FindingsHeader(const std::vector<Finding>& findings) {
+  FindingsSummary summary = SummarizeFindings(findings);
+  size_t one_time = static_cast<size_t>(std::count_if(
+      findings.begin(), findings.end(), [](const Finding& f) { return f.one_time_ns > 0; }));
+  std::string line = fmt::format("{} finding{}", findings.size(), findings.size() == 1 ? "" : "s");
+  if (one_time < findings.size()) {
+    line += fmt::format(", up to {:.0f}% of step time recoverable",
+                        100 * summary.recoverable_share);
   }
-  out += fmt::format("Top {} kernels by device time ({} of kernel time in the steps):\n",
-                     std::min(n, m.top_kernels.size()), Dur(m.total_kernel_ns));
-  out += fmt::format("  {:>12}{:>8}{:>12}{:>8}  {:<11}{:<4} {}\n", "total", "count", "mean",
-                     "share", "family", "TC", "kernel");
-  for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
-    const KernelStat& k = m.top_kernels[i];
-    out += fmt::format("  {:>12}{:>8}{:>12}{:>8}  {:<11}{:<4} {}\n", Dur(k.total_ns), k.count,
-                       Dur(k.mean_ns), Pct(k.share), KernelFamilyName(k.kernel_class.family),
-                       TensorCoreUseName(k.kernel_class.tc), Cut(k.name));
-  }
-  out += fmt::format("Top {} ops by device time (outermost op that launched the kernels):\n",
-                     std::min(n, m.top_ops.size()));
-  out += fmt::format("  {:>12}{:>8}{:>9}{:>12}{:>8}  {}\n", "device", "calls", "kernels",
-                     "per call", "share", "op");
-  for (size_t i = 0; i < std::min(n, m.top_ops.size()); ++i) {
-    const OpStat& o = m.top_ops[i];
-    out += fmt::format("  {:>12}{:>8}{:>9}{:>12}{:>8}  {}\n", Dur(o.device_ns), o.count,
-                       o.kernel_count, Dur(o.mean_device_ns), Pct(o.share), Cut(o.name));
-  }
+  if (one_time > 0) line += fmt::format(", {} one-time cost{}", one_time, one_time == 1 ? "" : "s");
+  return line + ":";
 }
 
-void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerator) {
-  if (m.hta.empty()) return;
-  out += "HTA temporal breakdown (first to last GPU activity):\n";
-  int64_t excluded = 0;
-  for (const HtaBreakdown& h : m.hta) excluded += h.excluded_activities;
-  if (excluded > 0) {
-    out += fmt::format("  (as HTA does: only GPU work launched before the last ProfilerStep "
-                       "starts; {} activities left out)\n",
-                       excluded);
-  }
-  for (const HtaBreakdown& h : m.hta) {
-    TimeNs span = h.span_ns();
-    auto share = [&](TimeNs v) { return span > 0 ? static_cast<double>(v) / span : 0.0; };
-    out += fmt::format("  {}: span {}: idle {} ({}), compute {} ({}), non-compute {} ({})\n",
-                       AccelLabel(h.device, accelerator), Dur(span), Dur(h.idle_ns), Pct(share(h.idle_ns)),
-                       Dur(h.compute_ns), Pct(share(h.compute_ns)), Dur(h.non_compute_ns),
-                       Pct(share(h.non_compute_ns)));
-  }
+size_t ShownCount(const ReportInput& in) {
+  return std::min(in.findings.size(), static_cast<size_t>(std::max(1, in.options.top_n)));
 }
 
-void Diagnostics(std::string& out, const ReportInput& in) {
-  Section(out, "Import diagnostics");
-  bool any = false;
-  for (size_t i = 0; i < in.ranks.size(); ++i) {
-    std::string prefix = in.ranks.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i))
-                                             : "";
-    for (const Diagnostic& d : in.ranks[i]->diagnostics().List()) {
-      any = true;
-      out += fmt::format("  [{}] {}{} x{}: {}\n", SeverityName(d.severity), prefix, T(d.name), d.count,
-                         T(d.description));
-    }
-  }
-  if (!any) out += "  none\n";
-  for (const std::string& w : in.warnings) out += fmt::format("  [warning] {}\n", T(w));
-}
-
-void Findings(std::string& out, const ReportInput& in) {
-  RunIntegrity integrity = SummarizeIntegrity(in);
-  if (!integrity.line.empty()) out += fmt::format("\n{}\n", integrity.line);
-  Section(out, "Findings (ranked by recoverable step time)");
-  if (in.findings.empty()) out += "  none\n";
-  int index = 0;
-  size_t shown = std::min(in.findings.size(), static_cast<size_t>(std::max(1, in.options.top_n)));
-  for (const Finding& f : in.findings) {
-    if (static_cast<size_t>(index) == shown) break;
-    ++index;
-    std::string id = f.cause.empty() ? f.rule_id : fmt::format("{} ({})", f.rule_id, f.cause);
-    if (f.one_time_ns > 0) {
-      out += fmt::format("{}. [{}] {}: {} once (not per step), confidence {}\n", index,
-                         FindingSeverityName(f.severity), id, Dur(f.one_time_ns),
-                         ConfidenceName(f.confidence));
-    } else {
-      out += fmt::format("{}. [{}] {}: up to {}/step ({} of step), confidence {}\n", index,
-                         FindingSeverityName(f.severity), id, Dur(f.recoverable_ns_per_step),
-                         Pct(f.recoverable_share), ConfidenceName(f.confidence));
-    }
-    out += fmt::format("   {}\n", T(f.title));
-    if (!f.message.empty()) out += fmt::format("   {}\n", T(f.message));
-    for (const Evidence& e : f.evidence) out += fmt::format("   - {}\n", T(e.text));
-    const FindingLocation& l = f.location;
-    std::string where;
-    if (l.rank >= 0) where += fmt::format("rank {}", l.rank);
-    if (l.first_step >= 0) {
-      where += fmt::format("{}step{} {}", where.empty() ? "" : ", ",
-                           l.last_step > l.first_step ? "s" : "",
-                           l.last_step > l.first_step
-                               ? fmt::format("{}-{}", l.first_step, l.last_step)
-                               : fmt::format("{}", l.first_step));
-    }
-    if (!l.track.empty()) where += fmt::format("{}{}", where.empty() ? "" : ", ", T(l.track));
-    if (l.end_ns > l.start_ns) {
-      // Times are shown from the start of the rank's trace, as timeline
-      // viewers show them.
-      TimeNs origin = 0;
-      for (const Timeline* tl : in.ranks) {
-        if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
-      }
-      where += fmt::format("{}time +{} .. +{}", where.empty() ? "" : ", ",
-                           Dur(l.start_ns - origin), Dur(l.end_ns - origin));
-    }
-    if (!where.empty()) out += fmt::format("   where: {}\n", where);
-    for (const TopItem& t : l.top_items) {
-      out += fmt::format("     {} x{} {}{}\n", Dur(t.total_ns), t.count, Cut(t.name),
-                         t.detail.empty() ? "" : fmt::format(" [{}]", T(t.detail)));
-    }
-    if (!l.python_stack.empty()) {
-      out += "   python stack (innermost last):\n";
-      for (const std::string& frame : l.python_stack) out += fmt::format("     {}\n", T(frame));
-    }
-    for (const std::string& r : f.per_rank) out += fmt::format("   {}\n", T(r));
-    if (!f.fix.empty()) out += fmt::format("   fix: {}\n", T(f.fix));
+void FindingsList(std::string& out, const ReportInput& in, const Layout& layout) {
+  size_t shown = ShownCount(in);
+  for (size_t i = 0; i < shown; ++i) {
+    out += FindingLine(in.findings[i], static_cast<int>(i + 1), layout) + "\n";
   }
   if (shown < in.findings.size()) {
-    out += fmt::format("  ({} more not shown; --top {} shows all)\n", in.findings.size() - shown,
-                       in.findings.size());
+    out += Fit(fmt::format("  ({} more not shown; --top {} shows all)",
+                           in.findings.size() - shown, in.findings.size()),
+               layout.width) +
+           "\n";
+  }
+}
+
+// Evidence and location parts that more than one shown finding carries:
+// printed once above the details instead of under each.
+struct Shared {
+  std::vector<std::string> evidence;  // in first-seen order
+  std::set<std::string> evidence_set;
+  std::string scope;  // "rank 0, steps 1-5" when every finding has it
+};
+
+std::string StepsText(const FindingLocation& l) {
+  if (l.first_step < 0) return "";
+  return l.last_step > l.first_step ? fmt::format("steps {}-{}", l.first_step, l.last_step)
+                                    : fmt::format("step {}", l.first_step);
+}
+
+std::string ScopeText(const FindingLocation& l) {
+  std::vector<std::string> parts;
+  if (l.rank >= 0) parts.push_back(fmt::format("rank {}", l.rank));
+  if (std::string steps = StepsText(l); !steps.empty()) parts.push_back(steps);
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+Shared FindShared(const ReportInput& in, size_t shown, const Layout& layout) {
+  Shared s;
+  if (layout.verbose() || shown < 2) return s;
+  std::map<std::string, int> count;
+  std::vector<std::string> order;
+  for (size_t i = 0; i < shown; ++i) {
+    std::set<std::string> seen;
+    for (const Evidence& e : in.findings[i].evidence) {
+      if (!seen.insert(e.text).second) continue;
+      if (count[e.text]++ == 0) order.push_back(e.text);
+    }
+  }
+  for (const std::string& text : order) {
+    if (count[text] >= 2) {
+      s.evidence.push_back(text);
+      s.evidence_set.insert(text);
+    }
+  }
+  std::string scope = ScopeText(in.findings.front().location);
+  bool same = !scope.empty();
+  for (size_t i = 1; i < shown && same; ++i) same = ScopeText(in.findings[i].location) == scope;
+  if (same) s.scope = scope;
+  return s;
+}
+
+std::string WhereText(const ReportInput& in, const FindingLocation& l, const Shared& shared) {
+  std::vector<std::string> parts;
+  if (shared.scope.empty()) {
+    if (std::string scope = ScopeText(l); !scope.empty()) parts.push_back(scope);
+  }
+  if (!l.track.empty()) parts.push_back(T(l.track));
+  if (l.end_ns > l.start_ns) {
+    // Times from the start of the rank's trace, as timeline viewers show them.
+    TimeNs origin = 0;
+    for (const Timeline* tl : in.ranks) {
+      if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
+    }
+    parts.push_back(fmt::format("time +{} .. +{}", Dur(l.start_ns - origin),
+                                Dur(l.end_ns - origin)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// The engine's "rank 3: 4.1 ms (12% of step)" lines on one line; ranks with
+// the same text are named together ("ranks 0-4, 6, 7: below threshold"), so
+// a large job does not print a line per rank (-v keeps one entry each).
+std::string PerRankText(const std::vector<std::string>& per_rank, const Layout& layout) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (const std::string& line : per_rank) {
+    int rank = -1;
+    size_t colon = line.find(": ");
+    std::string text = line;
+    if (!layout.verbose() && line.rfind("rank ", 0) == 0 && colon != std::string::npos) {
+      std::string number = line.substr(5, colon - 5);
+      if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+          number.size() < 9) {
+        rank = std::stoi(number);
+        text = line.substr(colon + 2);
+      }
+    }
+    if (rank < 0) {
+      groups.push_back({T(line), {}});
+      continue;
+    }
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return !g.second.empty() && g.first == T(text); });
+    if (it == groups.end()) {
+      groups.push_back({T(text), {rank}});
+    } else {
+      it->second.push_back(rank);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [text, ranks] : groups) {
+    if (ranks.empty()) {
+      parts.push_back(text);
+      continue;
+    }
+    // Runs of consecutive ranks as "a-b".
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ranks.size();) {
+      size_t j = i;
+      while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+      names.push_back(j > i + 1 ? fmt::format("{}-{}", ranks[i], ranks[j])
+                      : j == i  ? fmt::format("{}", ranks[i])
+                                : fmt::format("{}, {}", ranks[i], ranks[j]));
+      i = j + 1;
+    }
+    parts.push_back(fmt::format("rank{} {}: {}", ranks.size() == 1 ? "" : "s",
+                                fmt::join(names, ", "), text));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, int index,
+                    const Shared& shared, const Layout& layout) {
+  const size_t w = layout.width;
+  std::string head = fmt::format("{}. {} {}, confidence {}", index,
+                                 FindingSeverityName(f.severity), RuleAndCause(f),
+                                 ConfidenceName(f.confidence));
+  out += "\n" + Paint(Fit(head, w), SeverityColor(f.severity), layout.color) + "\n";
+  constexpr std::string_view kIndent = "   ";
+  if (f.one_time_ns > 0) {
+    out += Wrap(fmt::format("{} once (not per step)", Dur(f.one_time_ns)), w, kIndent, kIndent);
+  } else {
+    out += Wrap(fmt::format("up to {}/step ({} of the mean steady step)",
+                            Ms(f.recoverable_ns_per_step), Pct(f.recoverable_share)),
+                w, kIndent, kIndent);
+  }
+  out += Wrap(T(f.title), w, kIndent, kIndent);
+  if (!f.message.empty()) out += Wrap(T(f.message), w, kIndent, kIndent);
+  for (const Evidence& e : f.evidence) {
+    if (shared.evidence_set.count(e.text) > 0) continue;
+    out += Wrap(T(e.text), w, "   - ", "     ");
+  }
+  if (std::string where = WhereText(in, f.location, shared); !where.empty()) {
+    out += Wrap("where: " + where, w, kIndent, "     ");
+  }
+  const size_t name_width = layout.verbose() ? 0 : 90;
+  for (const TopItem& t : f.location.top_items) {
+    std::string item = fmt::format("{} x{} {}{}", Dur(t.total_ns), t.count,
+                                   Fit(T(t.name), name_width),
+                                   t.detail.empty() ? "" : fmt::format(" [{}]", T(t.detail)));
+    out += Wrap(item, w, "     ", "       ");
+  }
+  if (!f.location.python_stack.empty()) {
+    out += Fit("   python stack (innermost last):", w) + "\n";
+    for (const std::string& frame : f.location.python_stack) {
+      out += Fit("     " + T(frame), w) + "\n";
+    }
+  }
+  if (!f.per_rank.empty()) {
+    out += Wrap("per rank: " + PerRankText(f.per_rank, layout), w, kIndent, "     ");
+  }
+  if (!f.fix.empty()) out += Wrap("fix: " + T(f.fix), w, kIndent, "     ");
+}
+
+void Details(std::string& out, const ReportInput& in, const Layout& layout) {
+  size_t shown = ShownCount(in);
+  if (shown == 0) return;
+  out += Heading("Details", layout);
+  Shared shared = FindShared(in, shown, layout);
+  if (!shared.scope.empty() || !shared.evidence.empty()) {
+    out += Fit(shared.scope.empty()
+                   ? std::string("Shared by several findings:")
+                   : fmt::format("Every finding: {}{}", shared.scope,
+                                 shared.evidence.empty() ? "" : "; shared evidence:"),
+               layout.width) +
+           "\n";
+    for (const std::string& e : shared.evidence) out += Wrap(T(e), layout.width, "   - ", "     ");
+  }
+  for (size_t i = 0; i < shown; ++i) {
+    FindingDetails(out, in, in.findings[i], static_cast<int>(i + 1), shared, layout);
+  }
+}
+
+}  // namespace
+}  // namespace text
+
+std::string RenderTextReport(const ReportInput& in) {
+  using namespace text;
+  Layout layout;
+  layout.width = static_cast<size_t>(std::max(0, in.options.text.width_columns));
+  layout.color = in.options.text.color;
+  layout.verbosity = in.options.text.verbosity;
+  layout.all_steps = in.options.text.all_steps || layout.verbose();
+  std::string out;
+  if (layout.verbosity == TextVerbosity::kQuiet) {
+    FindingsList(out, in, layout);
+    return out;
+  }
+  const size_t w = layout.width;
+  out += Paint(TitleLine(in, w), Color::kBold, layout.color) + "\n";
+  Verdict verdict = ComputeVerdict(in);
+  out += Wrap(verdict.line, w, "", "  ");
+  if (NoRankHasSteadyStep(in)) {
+    out += Wrap("NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or "
+                "compile only, so no per-step claim is made; its one-time costs are listed "
+                "below. Profile after warm-up: torch.profiler.schedule(wait=1, warmup=2, "
+                "active=3).",
+                w, "", "  ");
+  }
+  RunIntegrity integrity = SummarizeIntegrity(in);
+  if (!integrity.line.empty()) out += Wrap(integrity.line, w, "", "  ");
+  out += "\n";
+  if (in.findings.empty()) {
+    out += "No findings.\n";
+  } else {
+    out += Fit(FindingsHeader(in.findings), w) + "\n";
+    FindingsList(out, in, layout);
   }
   if (!in.not_judged.empty()) {
     out += "Could not judge:\n";
     for (const RuleOutcome& o : in.not_judged) {
-      out += fmt::format("  {}: {}\n", o.rule_id, T(o.not_judged_reason));
+      out += Wrap(fmt::format("{}: {}", o.rule_id, T(o.not_judged_reason)), w, "  ", "    ");
     }
   }
-  out += fmt::format("\nSummary: {}\n", SummarizeFindings(in.findings).line);
-  out += ComputeVerdict(in).line + "\n";
-}
-
-}  // namespace
-
-std::string RenderTextReport(const ReportInput& in) {
-  std::string out;
-  Header(out, in);
-  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
-    const StepMetrics& m = in.contexts[i]->step_metrics();
-    std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
-    std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
-    const StepPhaseSet& phase = in.contexts[i]->step_phase();
-    if (!phase.AllSteady()) {
-      // contract.md: both views when they differ.
-      const StepMetrics& all = in.contexts[i]->all_step_metrics();
-      Section(out, fmt::format("Step metrics, all complete steps ({}mean over {} step{}, "
-                               "the TensorBoard plugin's definition)",
-                               who, all.step_count, all.step_count == 1 ? "" : "s"));
-      MetricsTable(out, all, accelerator);
-      who += "steady steps only, ";
-    }
-    Section(out, fmt::format("Step metrics ({}mean over {} step{})", who, m.step_count,
-                             m.step_count == 1 ? "" : "s"));
-    MetricsTable(out, m, accelerator);
-    PerStepTable(out, m, accelerator);
-    HtaLines(out, m, accelerator);
-    TopTables(out, m, in.options.top_n);
-  }
-  if (std::optional<Throughput> t = ComputeThroughput(in)) {
-    Section(out, "Throughput");
-    out += fmt::format("  samples/s: {:.1f}\n", t->samples_per_s);
-    if (t->samples_per_dollar.has_value()) {
-      out += fmt::format("  samples per dollar: {:.0f}\n", *t->samples_per_dollar);
-    }
-    out += fmt::format("  assumptions: {}\n", t->assumptions);
-  }
-  Diagnostics(out, in);
-  Findings(out, in);
+  Details(out, in, layout);
+  RenderMetricsSections(out, in, layout);
+  out += "\n" + Wrap(std::string(kGlossaryPointer), w, "", "  ");
   return out;
 }
 

@@ -1,0 +1,476 @@
+// The text report's metrics, after the findings: run facts, one side-by-side
+// table for several ranks, then the metrics of the judged rank (every rank
+// with -v) with both step views when they differ (contract.md, "Steps shown
+// and steps judged"), the per-step summary and outlier steps, HTA's temporal
+// breakdown, top kernels and ops, throughput and import diagnostics.
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/stats.h"
+#include "analyzer/analysis/step_phase.h"
+#include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
+#include "analyzer/report/report_data.h"
+#include "analyzer/report/text_report_parts.h"
+#include "fmt/format.h"
+
+namespace tracelint::text {
+namespace {
+
+// Kernel and op names are cut to this many columns unless -v: templated
+// names run to hundreds of characters.
+constexpr size_t kNameColumns = 90;
+// A steady step is an outlier when its time is this far from the median:
+// the larger of a share of the median and a robust spread (3 x 1.4826 x MAD,
+// about three standard deviations under normal noise).
+constexpr double kOutlierMinShare = 0.10;
+constexpr double kOutlierMads = 3 * 1.4826;
+constexpr size_t kSlowestShown = 3;
+// "Framework: " and the value after it.
+constexpr size_t kLabelColumns = 11;
+
+constexpr std::string_view kCategoryLabels[kStepCategoryCount] = {
+    "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"};
+
+std::string OptPct(const std::optional<double>& share) {
+  return share.has_value() ? Pct(*share) : std::string("n/a");
+}
+
+std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
+  std::string line =
+      fmt::format("{} {}", accelerator, d.name.empty() ? "(unnamed)" : T(d.name));
+  if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
+  if (d.sm_count > 0) line += fmt::format(", {} SMs", d.sm_count);
+  if (d.total_memory_bytes > 0) {
+    line += fmt::format(", {:.1f} GiB", static_cast<double>(d.total_memory_bytes) / (1 << 30));
+  }
+  return line;
+}
+
+std::string StepRange(const StepSet& s) {
+  if (s.steps.empty()) return "none";
+  if (!s.from_markers) return "1 window (no step markers)";
+  std::string range = s.steps.size() == 1
+                          ? fmt::format("ProfilerStep#{}", s.steps.front().number)
+                          : fmt::format("ProfilerStep#{}..#{}", s.steps.front().number,
+                                        s.steps.back().number);
+  std::string line = fmt::format("{} complete ({})", s.steps.size(), range);
+  if (s.dropped_incomplete > 0) {
+    line += fmt::format(", {} incomplete dropped", s.dropped_incomplete);
+  }
+  return line;
+}
+
+void Fact(std::string& out, std::string_view label, std::string_view value,
+          const Layout& layout) {
+  out += Wrap(value, layout.width, PadRight(fmt::format("{}:", label), kLabelColumns),
+              std::string(kLabelColumns, ' '));
+}
+
+// Device lines, counted: "8 x GPU NVIDIA H100 80GB HBM3, CC 9.0, 132 SMs".
+std::vector<std::string> DeviceSummary(const std::vector<const Timeline*>& ranks) {
+  std::vector<std::string> order;
+  std::map<std::string, int> count;
+  int without = 0;
+  for (const Timeline* tl : ranks) {
+    if (tl->metadata().devices.empty()) ++without;
+    for (const DeviceInfo& d : tl->metadata().devices) {
+      std::string line = DeviceLine(d, AcceleratorName(tl->metadata()));
+      if (count[line]++ == 0) order.push_back(line);
+    }
+  }
+  std::vector<std::string> out;
+  for (const std::string& line : order) {
+    out.push_back(count[line] > 1 ? fmt::format("{} x {}", count[line], line) : line);
+  }
+  if (without > 0) {
+    out.push_back(ranks.size() == 1 ? std::string("no device properties in the trace")
+                                    : fmt::format("{} rank{} without device properties",
+                                                  without, without == 1 ? "" : "s"));
+  }
+  return out;
+}
+
+void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
+  const RunMetadata& md = in.ranks.front()->metadata();
+  // A path is cut in the middle: both ends tell runs apart.
+  Fact(out, "Trace",
+       layout.width > kLabelColumns + 20 ? FitMiddle(T(in.input_path), layout.width - kLabelColumns)
+                                         : T(in.input_path),
+       layout);
+  Fact(out, "Format", md.format.empty() ? "unknown" : T(md.format), layout);
+  std::string fw = md.framework.empty() ? "unknown" : T(md.framework);
+  if (!md.framework_version.empty()) fw += " " + T(md.framework_version);
+  Fact(out, "Framework", fw, layout);
+  std::string ranks = fmt::format("{} loaded", in.ranks.size());
+  if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
+  if (!md.backend.empty()) ranks += fmt::format(", backend {}", T(md.backend));
+  Fact(out, "Ranks", ranks, layout);
+  for (const std::string& d : DeviceSummary(in.ranks)) Fact(out, "Devices", d, layout);
+  if (!in.provenance.config_path.empty()) Fact(out, "Config", T(in.provenance.config_path), layout);
+}
+
+// The rank's file as the user named it: relative to the input directory.
+std::string RankFile(const ReportInput& in, const Timeline& tl) {
+  namespace fs = std::filesystem;
+  const std::string& path = tl.metadata().source_path;
+  fs::path rel = fs::path(path).lexically_relative(fs::path(in.input_path));
+  std::string s = !rel.empty() && *rel.begin() != ".." && rel != "." ? rel.string()
+                                                                      : fs::path(path).filename().string();
+  return T(s.empty() ? path : s);
+}
+
+struct RankTotals {
+  TimeNs step_ns = 0, kernel_busy_ns = 0, busy_ns = 0, comm_ns = 0;
+};
+
+RankTotals TotalsOf(AnalysisContext& ctx) {
+  RankTotals t;
+  const StepMetrics& m = ctx.step_metrics();
+  for (const DeviceMetrics& d : m.summary) {
+    if (d.device < 0) continue;
+    t.step_ns += d.step_ns;
+    t.kernel_busy_ns += d.kernel_busy_ns;
+    t.busy_ns += d.busy_ns;
+    t.comm_ns += d.breakdown_ns[static_cast<int>(StepCategory::kCommunication)];
+  }
+  if (t.step_ns > 0) {
+    t.comm_ns +=
+        ctx.idle_attribution().total_ns[static_cast<int>(IdleCause::kDeviceWaitCollective)];
+  }
+  return t;
+}
+
+// Several ranks: one row each, every rank traceable to its file.
+void RankTable(std::string& out, const ReportInput& in, int judged_rank, const Layout& layout) {
+  Table table({"rank", "step time", "GPU util", "idle", "comm wait", "steps", "file"},
+              {false, true, true, true, true, true, false});
+  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
+    AnalysisContext& ctx = *in.contexts[i];
+    int rank = RankOf(*in.ranks[i], i);
+    RankTotals t = TotalsOf(ctx);
+    auto share = [&](TimeNs ns) {
+      return t.step_ns > 0 ? Pct(static_cast<double>(ns) / static_cast<double>(t.step_ns))
+                           : std::string("-");
+    };
+    const StepMetrics& m = ctx.step_metrics();
+    size_t all = ctx.all_steps().steps.size();
+    std::string steps = static_cast<size_t>(m.step_count) == all
+                            ? fmt::format("{}", all)
+                            : fmt::format("{}/{}", m.step_count, all);
+    table.AddRow({fmt::format("{}{}", rank, rank == judged_rank ? "*" : ""),
+                  m.step_count > 0 ? Ms(m.mean_step_ns) : std::string("-"),
+                  share(t.kernel_busy_ns), share(t.step_ns - t.busy_ns), share(t.comm_ns), steps,
+                  RankFile(in, *in.ranks[i])});
+  }
+  table.FitLastColumnMiddle(layout.width);
+  out += table.Render(layout.width);
+  out += Wrap("step time: mean steady step; GPU util: kernels; idle: no kernel, copy or memset; "
+              "comm wait: exposed collectives and waits on them; steps: steady/complete; "
+              "*: the rank the verdict judges (longest mean step).",
+              layout.width, "  ", "  ");
+}
+
+// One column per device and step view (all complete steps, steady steps).
+void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+                  const Layout& layout) {
+  struct Column {
+    const StepMetrics* m;
+    const DeviceMetrics* d;
+    std::string header;
+  };
+  const StepPhaseSet& phase = ctx.step_phase();
+  const bool two_views = !phase.AllSteady();
+  std::vector<std::pair<std::string, const StepMetrics*>> views;
+  if (two_views) views.emplace_back("all", &ctx.all_step_metrics());
+  views.emplace_back(two_views ? "steady" : "", &ctx.step_metrics());
+  std::vector<Column> cols;
+  for (const auto& [label, m] : views) {
+    if (m->step_count == 0) continue;
+    for (const DeviceMetrics& d : m->summary) {
+      std::string h = AccelLabel(d.device, accelerator);
+      cols.push_back({m, &d, label.empty() ? h : fmt::format("{} {}", h, label)});
+    }
+  }
+  if (cols.empty()) {
+    out += "no analysed steps\n";
+    return;
+  }
+  if (two_views) {
+    int64_t all = ctx.all_step_metrics().step_count;
+    int64_t steady = ctx.step_metrics().step_count;
+    out += Wrap(fmt::format("all: the {} complete step{} (the TensorBoard plugin's definition); "
+                            "steady: the {} step{} every finding judges",
+                            all, all == 1 ? "" : "s", steady, steady == 1 ? "" : "s"),
+                layout.width, "", "  ");
+  }
+  std::vector<std::string> header = {""};
+  for (const Column& c : cols) header.push_back(c.header);
+  std::vector<bool> right(header.size(), true);
+  right[0] = false;
+  Table table(header, right);
+  auto row = [&](std::string label, auto value_of) {
+    std::vector<std::string> cells = {std::move(label)};
+    for (const Column& c : cols) cells.push_back(value_of(c));
+    table.AddRow(std::move(cells));
+  };
+  if (two_views) row("Steps", [](const Column& c) { return fmt::format("{}", c.m->step_count); });
+  row("Step time (mean)", [](const Column& c) { return Ms(c.m->mean_step_ns); });
+  row("GPU utilization", [](const Column& c) { return Pct(c.d->gpu_utilization); });
+  row("Busy incl. copies", [](const Column& c) { return Pct(c.d->busy_including_copies); });
+  row("Est. SM efficiency", [](const Column& c) { return OptPct(c.d->est_sm_efficiency); });
+  // Say how much kernel time the estimate rests on when it is not all of it.
+  bool partial_dims = std::any_of(cols.begin(), cols.end(), [](const Column& c) {
+    return c.d->sm_efficiency_coverage.value_or(1) < 0.9995;
+  });
+  if (partial_dims) {
+    row("  kernel time with dims",
+        [](const Column& c) { return OptPct(c.d->sm_efficiency_coverage); });
+  }
+  row("Est. achieved occupancy",
+      [](const Column& c) { return OptPct(c.d->est_achieved_occupancy); });
+  row("Tensor Core kernel share",
+      [](const Column& c) { return OptPct(c.d->tensor_core_kernel_share); });
+  row("Step breakdown (mean):", [](const Column&) { return std::string(); });
+  std::vector<std::array<TimeNs, kStepCategoryCount>> means;
+  for (const Column& c : cols) means.push_back(MeanBreakdownNs(*c.d, c.m->step_count));
+  for (int k = 0; k < kStepCategoryCount; ++k) {
+    bool any = std::any_of(means.begin(), means.end(), [&](const auto& m) { return m[k] > 0; });
+    if (!any && !layout.verbose()) continue;
+    std::vector<std::string> cells = {fmt::format("  {}", kCategoryLabels[k])};
+    for (size_t i = 0; i < cols.size(); ++i) {
+      TimeNs mean_step = cols[i].m->mean_step_ns;
+      double share = mean_step > 0 ? static_cast<double>(means[i][k]) / mean_step : 0;
+      cells.push_back(fmt::format("{} {:>6}", Ms(means[i][k]), Pct(share)));
+    }
+    table.AddRow(std::move(cells));
+  }
+  out += table.Render(layout.width);
+}
+
+// A summary of the step times (median, p10/p90, slowest), then only the
+// outlier and non-steady steps unless --steps all or -v.
+void PerStep(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+             const Layout& layout) {
+  const StepMetrics& all = ctx.all_step_metrics();
+  const StepSet& all_steps = ctx.all_steps();
+  const StepPhaseSet& phase = ctx.step_phase();
+  if (all.steps.size() < 2) return;
+  std::map<int64_t, StepPhase> phase_of;
+  for (size_t i = 0; i < all_steps.steps.size() && i < phase.phases.size(); ++i) {
+    phase_of[all_steps.steps[i].number] = phase.phases[i];
+  }
+  auto phase_at = [&](const StepRow& r) {
+    auto it = phase_of.find(r.number);
+    return it == phase_of.end() ? StepPhase::kSteady : it->second;
+  };
+  std::vector<double> steady_ns;
+  std::vector<const StepRow*> steady_rows;
+  for (const StepRow& r : all.steps) {
+    if (phase_at(r) != StepPhase::kSteady) continue;
+    steady_ns.push_back(static_cast<double>(r.end_ns - r.start_ns));
+    steady_rows.push_back(&r);
+  }
+  double median = Median(steady_ns);
+  std::vector<double> deviations;
+  for (double v : steady_ns) deviations.push_back(std::fabs(v - median));
+  double limit = std::max(kOutlierMinShare * median, kOutlierMads * Median(deviations));
+  if (!steady_ns.empty()) {
+    std::vector<const StepRow*> slowest = steady_rows;
+    std::stable_sort(slowest.begin(), slowest.end(), [](const StepRow* a, const StepRow* b) {
+      return a->end_ns - a->start_ns > b->end_ns - b->start_ns;
+    });
+    slowest.resize(std::min(slowest.size(), kSlowestShown));
+    std::vector<std::string> slow;
+    for (const StepRow* r : slowest) {
+      slow.push_back(fmt::format("#{} {}", r->number, Ms(r->end_ns - r->start_ns)));
+    }
+    out += Wrap(fmt::format("Per step ({} steady): median {}, p10 {}, p90 {}; slowest {}",
+                            steady_ns.size(), Ms(static_cast<TimeNs>(median)),
+                            Ms(static_cast<TimeNs>(Quantile(steady_ns, 0.1))),
+                            Ms(static_cast<TimeNs>(Quantile(steady_ns, 0.9))),
+                            fmt::join(slow, ", ")),
+                layout.width, "", "  ");
+  }
+  std::vector<const StepRow*> shown;
+  for (const StepRow& r : all.steps) {
+    bool steady = phase_at(r) == StepPhase::kSteady;
+    bool outlier = steady && std::fabs(static_cast<double>(r.end_ns - r.start_ns) - median) > limit;
+    if (layout.all_steps || !steady || outlier) shown.push_back(&r);
+  }
+  if (!layout.all_steps) {
+    size_t outliers = 0;
+    for (const StepRow* r : shown) outliers += phase_at(*r) == StepPhase::kSteady ? 1 : 0;
+    out += Wrap(fmt::format("{} outlier step{} (more than {} from the median){}; --steps all "
+                            "lists every step",
+                            outliers == 0 ? std::string("No") : fmt::format("{}", outliers),
+                            outliers == 1 ? "" : "s", Ms(static_cast<TimeNs>(limit)),
+                            shown.size() > outliers ? ", and the steps that are not steady" : ""),
+                layout.width, "", "  ");
+  }
+  if (shown.empty()) return;
+  Table table({"step", "phase", "device", "time", "GPU util", "busy+copies", "SM eff."},
+              {false, false, false, true, true, true, true});
+  for (const StepRow* r : shown) {
+    for (const DeviceMetrics& d : r->devices) {
+      table.AddRow({fmt::format("#{}", r->number), std::string(StepPhaseName(phase_at(*r))),
+                    AccelLabel(d.device, accelerator), Ms(r->end_ns - r->start_ns),
+                    Pct(d.gpu_utilization), Pct(d.busy_including_copies),
+                    OptPct(d.est_sm_efficiency)});
+    }
+  }
+  out += table.Render(layout.width);
+}
+
+void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerator,
+              const Layout& layout) {
+  if (m.hta.empty()) return;
+  int64_t excluded = 0;
+  for (const HtaBreakdown& h : m.hta) excluded += h.excluded_activities;
+  out += Wrap(fmt::format("HTA temporal breakdown (first to last GPU activity{}):",
+                          excluded > 0 ? fmt::format("; as HTA does, only GPU work launched "
+                                                     "before the last ProfilerStep starts, {} "
+                                                     "{} left out",
+                                                     excluded,
+                                                     excluded == 1 ? "activity" : "activities")
+                                       : ""),
+              layout.width, "", "  ");
+  for (const HtaBreakdown& h : m.hta) {
+    TimeNs span = h.span_ns();
+    auto share = [&](TimeNs v) { return span > 0 ? static_cast<double>(v) / span : 0.0; };
+    out += Wrap(fmt::format("{}: span {}: idle {} ({}), compute {} ({}), non-compute {} ({})",
+                            AccelLabel(h.device, accelerator), Ms(span), Ms(h.idle_ns),
+                            Pct(share(h.idle_ns)), Ms(h.compute_ns), Pct(share(h.compute_ns)),
+                            Ms(h.non_compute_ns), Pct(share(h.non_compute_ns))),
+                layout.width, "  ", "    ");
+  }
+}
+
+void TopTables(std::string& out, const StepMetrics& m, int top_n, const Layout& layout) {
+  size_t n = static_cast<size_t>(std::max(0, top_n));
+  size_t names = layout.verbose() ? 0 : kNameColumns;
+  if (m.top_kernels.empty()) {
+    out += "Top kernels: no kernels in the analysed steps\n";
+    return;
+  }
+  out += Wrap(fmt::format("Top {} kernels by device time ({} of kernel time in the steps):",
+                          std::min(n, m.top_kernels.size()), Dur(m.total_kernel_ns)),
+              layout.width, "", "  ");
+  Table kernels({"total", "count", "mean", "share", "family", "TC", "kernel"},
+                {true, true, true, true, false, false, false});
+  for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
+    const KernelStat& k = m.top_kernels[i];
+    kernels.AddRow({Dur(k.total_ns), fmt::format("{}", k.count), Dur(k.mean_ns), Pct(k.share),
+                    std::string(KernelFamilyName(k.kernel_class.family)),
+                    std::string(TensorCoreUseName(k.kernel_class.tc)), Fit(T(k.name), names)});
+  }
+  out += kernels.Render(layout.width);
+  out += Wrap(fmt::format("Top {} ops by device time (outermost op that launched the kernels):",
+                          std::min(n, m.top_ops.size())),
+              layout.width, "", "  ");
+  Table ops({"device", "calls", "kernels", "per call", "share", "op"},
+            {true, true, true, true, true, false});
+  for (size_t i = 0; i < std::min(n, m.top_ops.size()); ++i) {
+    const OpStat& o = m.top_ops[i];
+    ops.AddRow({Dur(o.device_ns), fmt::format("{}", o.count), fmt::format("{}", o.kernel_count),
+                Dur(o.mean_device_ns), Pct(o.share), Fit(T(o.name), names)});
+  }
+  out += ops.Render(layout.width);
+}
+
+// Steps, one-time costs and notes of one rank.
+void RankFacts(std::string& out, const ReportInput& in, size_t i, const Layout& layout) {
+  AnalysisContext& ctx = *in.contexts[i];
+  const Timeline& tl = *in.ranks[i];
+  const StepPhaseSet& phase = ctx.step_phase();
+  std::string range = StepRange(ctx.all_steps());
+  if (!phase.AllSteady()) {
+    range += fmt::format("; {} steady", phase.steady_count);
+  }
+  if (in.ranks.size() > 1) Fact(out, "File", RankFile(in, tl), layout);
+  Fact(out, "Steps", range, layout);
+  if (!phase.costs.empty()) {
+    std::vector<std::string> costs;
+    for (const OneTimeCost& c : phase.costs) {
+      costs.push_back(fmt::format("{} {}", OneTimeKindLabel(c.kind), Dur(c.total_ns)));
+    }
+    Fact(out, "One-time", fmt::format("{}", fmt::join(costs, ", ")), layout);
+  }
+  for (const std::string& note : ctx.steps().notes) {
+    out += Wrap("note: " + T(note), layout.width, "  ", "    ");
+  }
+  if (tl.metadata().truncated) {
+    out += Wrap(fmt::format("note: input ends early at byte {}; {} events read",
+                            tl.metadata().truncated_at_byte, tl.metadata().events_read),
+                layout.width, "  ", "    ");
+  }
+}
+
+void Diagnostics(std::string& out, const ReportInput& in, const Layout& layout) {
+  std::string body;
+  for (size_t i = 0; i < in.ranks.size(); ++i) {
+    std::string prefix =
+        in.ranks.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i)) : "";
+    for (const Diagnostic& d : in.ranks[i]->diagnostics().List()) {
+      body += Wrap(fmt::format("[{}] {}{} x{}: {}", SeverityName(d.severity), prefix, T(d.name),
+                               d.count, T(d.description)),
+                   layout.width, "  ", "    ");
+    }
+  }
+  for (const std::string& w : in.warnings) {
+    body += Wrap(fmt::format("[warning] {}", T(w)), layout.width, "  ", "    ");
+  }
+  if (body.empty() && !layout.verbose()) return;
+  out += Heading("Import diagnostics", layout);
+  out += body.empty() ? "  none\n" : body;
+}
+
+}  // namespace
+
+void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout& layout) {
+  if (in.ranks.empty()) return;
+  Verdict verdict = ComputeVerdict(in);
+  const bool several = in.ranks.size() > 1;
+  out += Heading(several ? "Ranks" : "Run", layout);
+  RunFacts(out, in, layout);
+  if (several) RankTable(out, in, verdict.rank, layout);
+  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
+    int rank = RankOf(*in.ranks[i], i);
+    // Several ranks: the judged rank's metrics (the first rank when none is
+    // judged); -v shows every rank.
+    int shown_rank = verdict.rank >= 0 ? verdict.rank : RankOf(*in.ranks.front(), 0);
+    if (several && !layout.verbose() && rank != shown_rank) continue;
+    std::string title = !several ? std::string("Metrics")
+                        : layout.verbose()
+                            ? fmt::format("Metrics: rank {}", rank)
+                            : fmt::format("Metrics: rank {} (the verdict's rank; -v shows every "
+                                          "rank)",
+                                          rank);
+    out += Heading(title, layout);
+    AnalysisContext& ctx = *in.contexts[i];
+    std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+    RankFacts(out, in, i, layout);
+    MetricsTable(out, ctx, accelerator, layout);
+    PerStep(out, ctx, accelerator, layout);
+    HtaLines(out, ctx.step_metrics(), accelerator, layout);
+    TopTables(out, ctx.step_metrics(), in.options.top_n, layout);
+  }
+  if (std::optional<Throughput> t = ComputeThroughput(in)) {
+    out += Heading("Throughput", layout);
+    out += fmt::format("  samples/s: {:.1f}\n", t->samples_per_s);
+    if (t->samples_per_dollar.has_value()) {
+      out += fmt::format("  samples per dollar: {:.0f}\n", *t->samples_per_dollar);
+    }
+    out += Wrap("assumptions: " + t->assumptions, layout.width, "  ", "    ");
+  }
+  Diagnostics(out, in, layout);
+}
+
+}  // namespace tracelint::text
