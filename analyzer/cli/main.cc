@@ -38,7 +38,9 @@ void AddRuleOptions(CLI::App& command, tracelint::EngineOptions& engine) {
 
 // The report options of `analyze`, shared by `capture`, which analyses
 // what it recorded through the same code path.
-void AddReportOptions(CLI::App& command, tracelint::AnalyzeArgs& a) {
+// `capture` has its own --steps (an NVTX range name), so it shows per-step
+// rows with -v only.
+void AddReportOptions(CLI::App& command, tracelint::AnalyzeArgs& a, bool step_rows_option) {
   using namespace tracelint;
   command.add_option("--format", a.format, "output format: text, json, markdown, sarif or html")
       ->check(CLI::IsMember({"text", "json", "markdown", "sarif", "html"}));
@@ -48,8 +50,10 @@ void AddReportOptions(CLI::App& command, tracelint::AnalyzeArgs& a) {
   CLI::Option* quiet = command.add_flag("-q,--quiet", a.quiet, "text: the findings' lines only");
   command.add_flag("-v,--verbose", a.verbose, "text: everything (every step, rank and evidence)")
       ->excludes(quiet);
-  command.add_option("--steps", a.steps, "text: per-step rows, outliers (default) or all")
-      ->check(CLI::IsMember({"outliers", "all"}));
+  if (step_rows_option) {
+    command.add_option("--steps", a.steps, "text: per-step rows, outliers (default) or all")
+        ->check(CLI::IsMember({"outliers", "all"}));
+  }
   command.add_option("--width", a.width,
                      "text: columns per line (default: the terminal's; 0: no limit)")
       ->check(AtLeast(0));
@@ -104,7 +108,7 @@ int main(int argc, char** argv) {
       ->required();
   analyze->add_option("more-paths", a.more_paths, "more trace files: the ranks of one run");
   analyze->add_flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
-  AddReportOptions(*analyze, a);
+  AddReportOptions(*analyze, a, /*step_rows_option=*/true);
   analyze->add_option("--span", a.span, "profiling span stamp to analyse (default newest)");
   analyze->add_option("--run", a.run, "TensorBoard run to analyse (default newest)");
 
@@ -189,7 +193,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   capture->add_flag("--keep-raw", c.keep_raw,
                     "keep the raw CUPTI record dumps (<out>/.tracelint-raw/)");
-  AddReportOptions(*capture, c.analyze);
+  AddReportOptions(*capture, c.analyze, /*step_rows_option=*/false);
   capture->add_option("command", c.command, "the program and its arguments, after --")
       ->required();
 
