@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/exit_codes.h"
@@ -70,7 +71,8 @@ Counts CountTracelintEvents(const fs::path& annotated) {
 void CheckReadBack(const std::string& relative) {
   fs::path trace = CorpusDir() / relative;
   if (!fs::exists(trace)) GTEST_SKIP() << "corpus not found at " << CorpusDir();
-  fs::path out_dir = fs::path(::testing::TempDir()) / "tl_annotate_corpus";
+  fs::path out_dir =
+      fs::path(::testing::TempDir()) / ("tl_annotate_corpus_" + std::to_string(::getpid()));
   fs::create_directories(out_dir);
   fs::path annotated = out_dir / (trace.filename().string() + ".annotated.json");
   AnalyzeArgs args;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "analyzer/base/escape.h"
 #include "analyzer/cli/analyze_command.h"
@@ -48,7 +49,8 @@ constexpr std::string_view kHostileJsonName =
 // healthy.json with its kernel, op and GPU names made hostile, in a
 // directory whose own name holds control bytes, markup and invalid UTF-8.
 fs::path HostileRun() {
-  fs::path root = fs::path(::testing::TempDir()) / "tracelint_hostile";
+  fs::path root =
+      fs::path(::testing::TempDir()) / ("tracelint_hostile_" + std::to_string(::getpid()));
   fs::remove_all(root);
   fs::path dir = root / "run\x1b]0;pwned\x07|<b>x</b>\n\xff\xfe";
   fs::create_directories(dir);

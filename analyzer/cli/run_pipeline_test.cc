@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "analyzer/cli/four_rank_job.h"
 #include "analyzer/report/report.h"
@@ -22,7 +23,8 @@ std::string SourceDir() {
 }
 
 fs::path FourRanks() {
-  fs::path dir = fs::path(::testing::TempDir()) / "tracelint_pipeline_four_ranks";
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("tracelint_pipeline_four_ranks_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   WriteFourRankJob(dir);

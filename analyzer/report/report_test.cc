@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <unistd.h>
 
 #include "analyzer/analysis/metrics_test_trace.h"
 #include "analyzer/analysis/step_metrics.h"
@@ -207,7 +208,8 @@ TEST_F(ReportTest, JsonValidatesAgainstTheSchema) {
   input_.options.batch_size = 8;
   input_.options.price_per_hour = 12.5;
   std::filesystem::path report =
-      std::filesystem::path(::testing::TempDir()) / "tracelint_report_schema_test.json";
+      std::filesystem::path(::testing::TempDir()) /
+      ("tracelint_report_schema_test_" + std::to_string(::getpid()) + ".json");
   {
     std::ofstream out(report, std::ios::binary | std::ios::trunc);
     out << RenderJsonReport(input_);

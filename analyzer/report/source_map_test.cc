@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "gtest/gtest.h"
 
@@ -13,7 +14,7 @@ namespace fs = std::filesystem;
 class SourceMapTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / "tracelint_source_map";
+    root_ = fs::path(::testing::TempDir()) / ("tracelint_source_map_" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "src");
     std::ofstream(root_ / "src" / "train.py") << "x = 1\n";
