@@ -13,6 +13,7 @@ packages=(
 # Test-only (contract.md, "Dependencies: build vs test").
 test_packages=(
   libgtest-dev libgmock-dev python3 python3-jsonschema chromium
+  clang-14 libclang-rt-14-dev  # the sanitizer and fuzzing stage of scripts/test.sh
 )
 for arg in "$@"; do
   case "$arg" in

@@ -363,7 +363,28 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                              "bytes after the end of the top-level JSON value, ignored",
                              splitter.trailing_bytes());
   }
+  if (splitter.damage_count() > 0) {
+    const int64_t first = static_cast<int64_t>(splitter.first_damaged_event_offset());
+    merged.diagnostics().Add(
+        "damaged_json", Severity::kError,
+        fmt::format("damaged JSON: the event at byte {} of the decompressed stream is broken "
+                    "({} at byte {}); {} damaged event(s) dropped, {}",
+                    first, splitter.first_damage_what(), splitter.first_damage_offset(),
+                    splitter.events_lost(),
+                    splitter.resumed_offset() >= 0
+                        ? fmt::format("reading resumed at byte {}", splitter.resumed_offset())
+                        : std::string("no event after it could be found")),
+        splitter.events_lost(), first);
+  }
   const StreamDamage* damage = in->damage();
+  if (damage != nullptr && damage->truncated && !truncated) {
+    // All the JSON arrived, but not the gzip trailer that checks it.
+    merged.diagnostics().Add(
+        "truncated_input", Severity::kWarning,
+        fmt::format("{} at compressed byte {}; the JSON itself is complete", damage->what,
+                    damage->compressed_offset),
+        1, damage->compressed_offset);
+  }
   if (damage != nullptr && !damage->truncated) {
     merged.diagnostics().Add(
         "corrupt_compressed_stream", Severity::kError,
@@ -373,15 +394,25 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   if (truncated) {
     m.truncated = true;
     m.truncated_at_byte = static_cast<int64_t>(splitter.bytes_seen());
-    std::string why = !scan_error.ok() ? std::string(scan_error.message())
-                      : damage != nullptr ? damage->what
+    if (!scan_error.ok()) {
+      // bytes_seen() stops at the offending byte: the message and the
+      // offset name the damage itself, not the chunk that held it.
+      merged.diagnostics().Add(
+          "truncated_input", Severity::kWarning,
+          fmt::format("JSON syntax error ({}); reading stopped at byte {} of the decompressed "
+                      "stream and the {} complete events before it were analysed",
+                      std::string(scan_error.message()), m.truncated_at_byte, events),
+          1, m.truncated_at_byte);
+    } else {
+      std::string why = damage != nullptr ? damage->what
                                           : "the JSON ends before its last closing bracket";
-    merged.diagnostics().Add(
-        "truncated_input", Severity::kWarning,
-        fmt::format("input ends early ({}) at byte {} of the decompressed stream; the {} "
-                    "complete events before it were analysed",
-                    why, m.truncated_at_byte, events),
-        1, m.truncated_at_byte);
+      merged.diagnostics().Add(
+          "truncated_input", Severity::kWarning,
+          fmt::format("input ends early ({}) at byte {} of the decompressed stream; the {} "
+                      "complete events before it were analysed",
+                      why, m.truncated_at_byte, events),
+          1, m.truncated_at_byte);
+    }
   }
   FinalizeOptions finalize;
   finalize.threads = threads;
