@@ -498,6 +498,25 @@ bool SniffKinetoJson(std::string_view head) {
   return false;
 }
 
+bool SniffKinetoJsonBeyondHead(const std::string& path, uint64_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<InputStream>> in = InputStream::Open(path);
+  if (!in.ok()) return false;
+  // Top-level keys only: the event array's start is enough to know.
+  JsonEventSplitter splitter(size_t{1} << 20, size_t{1} << 30);
+  std::string buf(size_t{1} << 20, '\0');
+  uint64_t read = 0;
+  while (read < max_bytes && !splitter.events_started()) {
+    absl::StatusOr<size_t> n = (*in)->Read(buf.data(), buf.size());
+    if (!n.ok() || *n == 0) break;
+    read += *n;
+    if (!splitter.Feed(std::string_view(buf.data(), *n)).ok()) return false;
+    splitter.TakeParts();
+    PaddedJson meta = splitter.TakeMeta();  // bounded: dropped as it comes
+    if (Contains(meta.json(), "\"highres-ticks\"")) return false;
+  }
+  return splitter.events_started() && !splitter.bare_array();
+}
+
 absl::StatusOr<Timeline> ParseKinetoJsonFile(const std::string& path,
                                              const ParseOptions& options) {
   return kineto::ParseKinetoJsonFileWith(path, options, kineto::ActiveJsonReader());
