@@ -83,8 +83,9 @@ TEST(HostSideOpsTest, MinAndHighIdleShareBothSides) {
             nullptr);
   EXPECT_EQ(FindCause(RunRule(rule, s, {{"MinIdleShare", share + 0.005}}), "host_side_op"),
             nullptr);
-  const Finding* medium =
-      FindCause(RunRule(rule, s, {{"HighIdleShare", share + 0.005}}), "host_side_op");
+  // The result outlives the pointer into it.
+  auto high = RunRule(rule, s, {{"HighIdleShare", share + 0.005}});
+  const Finding* medium = FindCause(high, "host_side_op");
   ASSERT_NE(medium, nullptr);
   EXPECT_EQ(medium->severity, FindingSeverity::kMedium);
 }

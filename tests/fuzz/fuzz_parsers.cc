@@ -53,10 +53,12 @@ std::string FuzzGzip(const uint8_t* data, size_t size) {
   if (!in.ok()) return in.status().message().empty() ? "open error without a message" : "";
   std::string out;
   std::vector<char> buf(4096);
+  bool read_error = false;
   for (;;) {
     absl::StatusOr<size_t> n = (*in)->Read(buf.data(), buf.size());
     if (!n.ok()) {
       if (n.status().message().empty()) return "read error without a message";
+      read_error = true;
       break;
     }
     if (*n == 0) break;
@@ -74,9 +76,12 @@ std::string FuzzGzip(const uint8_t* data, size_t size) {
       return fmt::format("damage at compressed byte {} of {}", d->compressed_offset, size);
     }
   }
-  // The sniffing head is a prefix of what the parser reads.
+  // The sniffing head is a prefix of what the parser reads, when the stream
+  // is intact: on damage, how much a decoder emits before it notices depends
+  // on its output buffer's size (isa-l), so the two may differ.
   absl::StatusOr<std::string> head = ReadHead(file.path(), 512);
-  if (head.ok() && std::string_view(out).substr(0, head->size()) != *head) {
+  if (!read_error && (*in)->damage() == nullptr && head.ok() &&
+      std::string_view(out).substr(0, head->size()) != *head) {
     return "ReadHead disagrees with InputStream";
   }
   return "";
