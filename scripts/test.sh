@@ -3,7 +3,7 @@
 #  1. the release build (build/) and its ctest suite;
 #  2. the sanitizer stage: a clang-14 build with ASan + UBSan, neither
 #     recoverable, and libFuzzer coverage (build-sanitize/), its ctest suite,
-#     then each fuzz target for TRACELINT_FUZZ_SECONDS (default 60) seconds.
+#     then each fuzz target for TRACELINT_FUZZ_SECONDS (default 30) seconds.
 # TRACELINT_SANITIZE_STAGE=0 skips stage 2 (a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,5 +31,5 @@ ctest_start_s=$(date +%s)
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
 echo "test: sanitizer suite took $(($(date +%s) - ctest_start_s)) s"
-tests/fuzz/run_fuzzers.sh build-sanitize "${TRACELINT_FUZZ_SECONDS:-60}"
+tests/fuzz/run_fuzzers.sh build-sanitize "${TRACELINT_FUZZ_SECONDS:-30}"
 echo "test: sanitizer stage took $(($(date +%s) - stage_start_s)) s"
