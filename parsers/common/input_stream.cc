@@ -71,7 +71,9 @@ class InputStream::Decoder {
     state_.next_out = reinterpret_cast<uint8_t*>(*out);
     state_.avail_out = out_n;
     int rc = isal_inflate(&state_);
-    size_t used = in_n - state_.avail_in;
+    // On corrupt data isa-l can count one byte past its input (avail_in
+    // wraps below 0): never more than it was given.
+    size_t used = state_.avail_in <= in_n ? in_n - state_.avail_in : in_n;
     size_t made = out_n - state_.avail_out;
     *in += used;
     *in_len -= used;

@@ -37,9 +37,9 @@ inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
   return p;
 }
 
-// Returns the closing quote of a string whose content starts at p, or end
-// (with kNewline, or a raw newline: never valid inside a JSON string).
-// `escaped` holds whether the previous chunk ended on an escaping backslash.
+// The closing quote of a string whose content starts at p, or end (with
+// kNewline, or a raw newline: never valid in a JSON string). `escaped`: the
+// previous chunk ended on an escaping backslash.
 template <bool kNewline = false>
 const char* FindStringEnd(const char* p, const char* end, bool* escaped) {
   if (*escaped && p < end) {
@@ -172,10 +172,9 @@ JsonEventSplitter::JsonEventSplitter(size_t split_bytes, size_t max_document_byt
 const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char* end,
                                          bool* done) {
   *done = false;
-  // In an event, damage shows at line ends: a raw newline inside a string
-  // (a lost or extra quote turned strings inside out), or a line that opens
-  // the next event at this event's indentation while it is still open (a
-  // lost closing bracket).
+  // In an event, damage shows at line ends: a raw newline in a string (a
+  // lost or extra quote turned strings inside out), or a line opening the
+  // next event at this one's indentation while it is open (a lost bracket).
   auto damaged = [&](const char* at, const char* what) {
     v.damage = at;
     v.damage_what = what;
@@ -343,12 +342,12 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
   auto at = [&](const char* q) { return offset_ + static_cast<uint64_t>(q - begin); };
   auto unexpected = [&](const char* q, std::string_view expected) {
     uint64_t where = at(q);
-    absl::Status error = absl::InvalidArgumentError(
-        fmt::format("expected {} at byte {}, found '{}'", expected, where,
-                    (*q >= 0x20 && *q < 0x7f) ? std::string(1, *q)
-                                              : fmt::format("\\x{:02x}", static_cast<unsigned char>(*q))));
+    auto byte = static_cast<unsigned char>(*q);
+    std::string found =
+        byte >= 0x20 && byte < 0x7f ? std::string(1, *q) : fmt::format("\\x{:02x}", byte);
     offset_ = where;  // nothing from the offending byte on is read
-    return error;
+    return absl::InvalidArgumentError(
+        fmt::format("expected {} at byte {}, found '{}'", expected, where, found));
   };
   while (p < end) {
     char c = *p;
@@ -525,9 +524,8 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         break;
       }
       case State::kResync:
-        // Skips to a line that starts the next event (a '{' at the damaged
-        // event's indentation, or anywhere when it had none) or closes the
-        // event array (a ']' left of it).
+        // Skips to a line starting the next event (a '{' at the damaged
+        // event's indentation, any when it had none) or the array's ']'.
         if (c == '\n') {
           resync_col_ = 0;
           ++p;

@@ -219,7 +219,8 @@ absl::StatusOr<XSpaceTopLevel> SplitXSpace(std::string_view bytes) {
     };
     if (!r.ReadVarint(tag)) {
       if (cut_inside_varint(tag_at)) {
-        return truncated(fmt::format("the file is truncated inside a field tag at byte {}", tag_at));
+        return truncated(
+            fmt::format("the file is truncated inside a field tag at byte {}", tag_at));
       }
       return absl::DataLossError(fmt::format("bad tag varint at byte {}", tag_at));
     }
@@ -238,7 +239,8 @@ absl::StatusOr<XSpaceTopLevel> SplitXSpace(std::string_view bytes) {
     uint64_t len = 0;
     if (!r.ReadVarint(len)) {
       if (cut_inside_varint(len_at)) {
-        return truncated(fmt::format("the file is truncated inside the length at byte {}", len_at));
+        return truncated(
+            fmt::format("the file is truncated inside the length at byte {}", len_at));
       }
       return absl::DataLossError(fmt::format("bad length varint at byte {}", len_at));
     }

@@ -52,11 +52,15 @@ std::string TraceWithNames(std::string_view kernel, std::string_view op,
   for (int i = 0; i < 6; ++i) {
     int64_t t = 1000 + i * 10000;
     events += fmt::format(
-        R"(,{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":10000}})"
-        R"(,{{"ph":"X","cat":"cpu_op","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":{},"dur":6000}})"
+        R"(,{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,)"
+        R"("ts":{},"dur":10000}})"
+        R"(,{{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":{},"dur":6000,)"
+        R"("name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"}})"
         R"(,{{"ph":"X","cat":"cpu_op","name":{},"pid":1,"tid":1,"ts":{},"dur":3000}})"
-        R"(,{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":20,"args":{{"correlation":{}}}}})"
-        R"(,{{"ph":"X","cat":"kernel","name":{},"pid":0,"tid":7,"ts":{},"dur":3500,"args":{{"correlation":{},"device":0,"stream":7}}}})",
+        R"(,{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,)"
+        R"("ts":{},"dur":20,"args":{{"correlation":{}}}}})"
+        R"(,{{"ph":"X","cat":"kernel","name":{},"pid":0,"tid":7,"ts":{},"dur":3500,)"
+        R"("args":{{"correlation":{},"device":0,"stream":7}}}})",
         i + 1, t, t + 1, JsonLiteral(op), t + 6000, t + 6100, i + 1, JsonLiteral(kernel),
         t + 6200, i + 1);
   }
