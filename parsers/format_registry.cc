@@ -3,6 +3,7 @@
 #include "analyzer/base/status_macros.h"
 #include "fmt/format.h"
 #include "parsers/common/input_stream.h"
+#include "parsers/kineto/kineto_parser.h"
 
 namespace tracelint {
 
@@ -15,6 +16,21 @@ std::string_view InputFormatName(InputFormat format) {
   return "unknown";
 }
 
+namespace {
+
+// Metadata before the first key the sniffers know can outgrow the head
+// (a valid trace with > 64 KiB of it): a full head that opens a JSON object
+// is looked at further.
+bool MaybeKinetoBeyondHead(const std::string& path, std::string_view head) {
+  if (head.size() < kSniffBytes) return false;
+  size_t first = head.find_first_not_of(" \t\r\n");
+  if (head.starts_with("\xEF\xBB\xBF")) first = head.find_first_not_of(" \t\r\n", 3);
+  if (first == std::string_view::npos || head[first] != '{') return false;
+  return SniffKinetoJsonBeyondHead(path, kSniffBeyondHeadBytes);
+}
+
+}  // namespace
+
 absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path) {
   absl::StatusOr<std::string> head = ReadHead(path, kSniffBytes);
   if (!head.ok()) {
@@ -25,6 +41,7 @@ absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path) {
   for (const FormatEntry& entry : AllFormats()) {
     if (entry.sniff(*head)) return entry.format;
   }
+  if (MaybeKinetoBeyondHead(path, *head)) return InputFormat::kKinetoJson;
   return InputFormat::kUnknown;
 }
 
@@ -34,6 +51,7 @@ absl::StatusOr<Timeline> ParseTraceFile(const std::string& path, const ParseOpti
   for (const FormatEntry& entry : AllFormats()) {
     if (entry.sniff(*head)) return entry.parse(path, options);
   }
+  if (MaybeKinetoBeyondHead(path, *head)) return ParseKinetoJsonFile(path, options);
   std::string_view what = head->empty() ? "empty file" : "not a trace";
   return absl::InvalidArgumentError(fmt::format(
       "{}: {}: expected Kineto/Chrome trace JSON (.json/.json.gz) or XSpace (.xplane.pb)",

@@ -28,6 +28,8 @@ const std::vector<FormatEntry>& AllFormats();
 
 // Decompressed bytes read for sniffing.
 inline constexpr size_t kSniffBytes = 64 * 1024;
+// How far a JSON object with no known key in its head is scanned for one.
+inline constexpr uint64_t kSniffBeyondHeadBytes = uint64_t{256} << 20;
 
 // The format of a file from its first bytes (gzip is looked through), or
 // kUnknown. Errors only when the file cannot be read.

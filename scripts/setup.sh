@@ -14,6 +14,7 @@ packages=(
 test_packages=(
   libgtest-dev libgmock-dev python3 python3-jsonschema chromium
   slurm-wlm munge  # slurm_batch_test: a single-node Slurm cluster
+  clang-14 libclang-rt-14-dev  # the sanitizer and fuzzing stage of scripts/test.sh
 )
 for arg in "$@"; do
   case "$arg" in

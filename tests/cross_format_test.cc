@@ -281,10 +281,13 @@ TEST(CrossFormatTest, XSpaceTfOpOnAnotherExecutorThreadIsAHostSideOp) {
 // The same op seen through Kineto JSON keeps a measured confidence.
 TEST(CrossFormatTest, KinetoHostSideOpStaysMeasured) {
   BothFormats both = Parse(case_studies::ItemInLoop());
-  const Row* kineto = FindRow(RunEngine(both.kineto), "host-side-ops", "host_side_op");
+  // The rows outlive the pointers into them.
+  std::vector<Row> kineto_rows = RunEngine(both.kineto);
+  const Row* kineto = FindRow(kineto_rows, "host-side-ops", "host_side_op");
   ASSERT_NE(kineto, nullptr);
   EXPECT_EQ(kineto->confidence, Confidence::kMeasured);
-  const Row* xspace = FindRow(RunEngine(both.xspace), "host-side-ops", "host_side_op");
+  std::vector<Row> xspace_rows = RunEngine(both.xspace);
+  const Row* xspace = FindRow(xspace_rows, "host-side-ops", "host_side_op");
   ASSERT_NE(xspace, nullptr);
   EXPECT_EQ(xspace->confidence, Confidence::kInferred);
 }

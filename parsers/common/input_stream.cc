@@ -47,6 +47,18 @@ class InputStream::Decoder {
 #endif
   }
 
+  // Whether the member's compressed data is complete and only its 8-byte
+  // trailer (CRC-32 and length) is still to come.
+  bool InTrailer() const {
+#if TRACELINT_HAVE_ISAL
+    return state_.block_state == ISAL_BLOCK_INPUT_DONE ||
+           state_.block_state == ISAL_CHECKSUM_CHECK;
+#else
+    // zlib: 64 = in the last block, 128 = just after an end-of-block code.
+    return (z_.data_type & 192) == 192;
+#endif
+  }
+
   // `in`/`out` advance by what was consumed/produced.
   Result Step(const unsigned char** in, size_t* in_len, char** out, size_t* out_len,
               std::string* error) {
@@ -59,7 +71,9 @@ class InputStream::Decoder {
     state_.next_out = reinterpret_cast<uint8_t*>(*out);
     state_.avail_out = out_n;
     int rc = isal_inflate(&state_);
-    size_t used = in_n - state_.avail_in;
+    // On corrupt data isa-l can count one byte past its input (avail_in
+    // wraps below 0): never more than it was given.
+    size_t used = state_.avail_in <= in_n ? in_n - state_.avail_in : in_n;
     size_t made = out_n - state_.avail_out;
     *in += used;
     *in_len -= used;
@@ -172,8 +186,24 @@ absl::StatusOr<size_t> InputStream::Read(char* out, size_t capacity) {
       if (!more.ok()) return more.status();
       if (!*more && in_len_ == 0) {
         if (decoder_ != nullptr && mid_member_) {
+          // The decoder may still hold output of input it consumed: drain it
+          // before calling the stream cut.
+          const unsigned char* none = in_.data();
+          size_t none_len = 0;
+          size_t room_before = room;
+          std::string error;
+          Decoder::Result r = decoder_->Step(&none, &none_len, &cursor, &room, &error);
+          if (r == Decoder::Result::kMemberEnd) {
+            mid_member_ = false;
+            continue;
+          }
+          if (r != Decoder::Result::kError && room < room_before) continue;
           damage_.truncated = true;
-          damage_.what = "gzip stream ends early";
+          damage_.what = r == Decoder::Result::kError ? error
+                         : decoder_->InTrailer()
+                             ? "gzip stream ends inside its 8-byte trailer (the data is "
+                               "complete but its checksum and length are missing)"
+                             : "gzip stream ends early";
           damage_.compressed_offset = static_cast<int64_t>(in_offset_);
         }
         done_ = true;

@@ -72,6 +72,28 @@ TEST(InputStream, TruncatedGzipGivesPrefixAndDamage) {
   EXPECT_TRUE((*in)->damage()->truncated);
 }
 
+// A stream cut inside its 8-byte trailer (CRC-32 and length) holds all the
+// data, unverified: a truncation, never a clean end.
+TEST(InputStream, CutInsideTheTrailerIsATruncation) {
+  TempDir dir;
+  std::string text = Payload(5000);
+  std::string gz = Gzip(text);
+  for (size_t cut = 1; cut <= 8; ++cut) {
+    for (std::string bytes : {gz.substr(0, gz.size() - cut),
+                              Gzip("first ") + gz.substr(0, gz.size() - cut)}) {
+      auto in = InputStream::Open(dir.Write("trailer.gz", bytes));
+      ASSERT_TRUE(in.ok());
+      std::string got = ReadAll(**in, 4096);
+      EXPECT_EQ(got.substr(got.size() - text.size()), text) << "cut " << cut;
+      ASSERT_NE((*in)->damage(), nullptr) << "cut " << cut << " bytes of the trailer";
+      EXPECT_TRUE((*in)->damage()->truncated) << "cut " << cut;
+      EXPECT_NE((*in)->damage()->what.find("trailer"), std::string::npos)
+          << (*in)->damage()->what;
+      EXPECT_EQ((*in)->damage()->compressed_offset, static_cast<int64_t>(bytes.size()));
+    }
+  }
+}
+
 TEST(InputStream, CorruptDataMidStreamGivesPrefixAndDamage) {
   TempDir dir;
   std::string text = Payload(200000);

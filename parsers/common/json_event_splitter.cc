@@ -16,34 +16,40 @@ inline bool IsJsonSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-// The next quote or backslash at or after p, or end.
+// The next quote or backslash (and newline, with kNewline) at or after p,
+// or end.
+template <bool kNewline>
 inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i newline = _mm_set1_epi8('\n');
   while (end - p >= 16) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    int mask = _mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+    if constexpr (kNewline) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, newline));
+    int mask = _mm_movemask_epi8(hit);
     if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
     p += 16;
   }
 #endif
-  while (p < end && *p != '"' && *p != '\\') ++p;
+  while (p < end && *p != '"' && *p != '\\' && (!kNewline || *p != '\n')) ++p;
   return p;
 }
 
-// Returns the closing quote of a string whose content starts at p, or end.
-// `escaped` holds whether the previous chunk ended on an escaping backslash.
+// The closing quote of a string whose content starts at p, or end (with
+// kNewline, or a raw newline: never valid in a JSON string). `escaped`: the
+// previous chunk ended on an escaping backslash.
+template <bool kNewline = false>
 const char* FindStringEnd(const char* p, const char* end, bool* escaped) {
   if (*escaped && p < end) {
     *escaped = false;
     ++p;
   }
   for (;;) {
-    p = FindQuoteOrBackslash(p, end);
+    p = FindQuoteOrBackslash<kNewline>(p, end);
     if (p == end) return end;
-    if (*p == '"') return p;
+    if (*p != '\\') return p;
     // A backslash escapes the next byte, which may be in the next chunk.
     if (end - p < 2) {
       *escaped = true;
@@ -57,11 +63,14 @@ inline bool IsStructural(char c) {
   return c == '"' || c == '{' || c == '}' || c == '[' || c == ']';
 }
 
-// The next quote or bracket at or after p, or end. Bytes between them (keys'
-// colons, numbers, commas, spaces) never change the scan state inside a
-// container, so they are skipped 16 at a time (SSE2 is part of x86-64).
+// The next quote or bracket (and newline, with kNewline) at or after p, or
+// end. Bytes between them (keys' colons, numbers, commas, spaces) never
+// change the scan state inside a container, so they are skipped 16 at a
+// time (SSE2 is part of x86-64).
+template <bool kNewline>
 const char* FindStructural(const char* p, const char* end) {
 #if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i open_brace = _mm_set1_epi8('{');
   const __m128i close_brace = _mm_set1_epi8('}');
@@ -74,12 +83,13 @@ const char* FindStructural(const char* p, const char* end) {
         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace),
                                   _mm_cmpeq_epi8(v, open_bracket)),
                      _mm_cmpeq_epi8(v, close_bracket)));
+    if constexpr (kNewline) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, newline));
     int mask = _mm_movemask_epi8(hit);
     if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
     p += 16;
   }
 #endif
-  while (p < end && !IsStructural(*p)) ++p;
+  while (p < end && !IsStructural(*p) && (!kNewline || *p != '\n')) ++p;
   return p;
 }
 
@@ -89,6 +99,7 @@ struct BlockMasks {
   uint64_t backslash = 0;
   uint64_t open = 0;   // '{' or '['
   uint64_t close = 0;  // '}' or ']'
+  uint64_t newline = 0;
 };
 
 BlockMasks ClassifyBlock(const char* p) {
@@ -100,6 +111,7 @@ BlockMasks ClassifyBlock(const char* p) {
   const __m128i open_bracket = _mm_set1_epi8('[');
   const __m128i close_brace = _mm_set1_epi8('}');
   const __m128i close_bracket = _mm_set1_epi8(']');
+  const __m128i newline = _mm_set1_epi8('\n');
   for (int k = 0; k < 4; ++k) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
     auto bits = [&](__m128i hit) {
@@ -110,6 +122,7 @@ BlockMasks ClassifyBlock(const char* p) {
     m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, open_bracket)));
     m.close |=
         bits(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace), _mm_cmpeq_epi8(v, close_bracket)));
+    m.newline |= bits(_mm_cmpeq_epi8(v, newline));
   }
 #else
   for (int i = 0; i < 64; ++i) {
@@ -119,6 +132,7 @@ BlockMasks ClassifyBlock(const char* p) {
     if (c == '\\') m.backslash |= bit;
     if (c == '{' || c == '[') m.open |= bit;
     if (c == '}' || c == ']') m.close |= bit;
+    if (c == '\n') m.newline |= bit;
   }
 #endif
   return m;
@@ -158,6 +172,24 @@ JsonEventSplitter::JsonEventSplitter(size_t split_bytes, size_t max_document_byt
 const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char* end,
                                          bool* done) {
   *done = false;
+  // In an event, damage shows at line ends: a raw newline in a string (a
+  // lost or extra quote turned strings inside out), or a line opening the
+  // next event at this one's indentation while it is open (a lost bracket).
+  auto damaged = [&](const char* at, const char* what) {
+    v.damage = at;
+    v.damage_what = what;
+    return at;
+  };
+  auto opens_next_event = [&](const char* newline) {
+    if (v.indent < 0) return false;
+    const char* q = newline + 1;
+    int64_t col = 0;
+    while (q < end && (*q == ' ' || *q == '\t') && col <= v.indent) {
+      ++q;
+      ++col;
+    }
+    return q < end && *q == '{' && col == v.indent;
+  };
   while (p < end) {
     // Inside a container, 64 bytes at a time: strings found by prefix XOR of
     // the quotes, brackets outside them counted. Blocks holding a backslash
@@ -167,24 +199,45 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       if (m.backslash != 0) break;
       uint64_t in_string = PrefixXor(m.quote) ^ (v.in_string ? ~uint64_t{0} : 0);
       uint64_t structural = (m.open | m.close) & ~in_string & ~m.quote;
+      int close_at = 64;  // where the value ends in this block
+      int64_t depth = v.depth;
       while (structural != 0) {
         int i = __builtin_ctzll(structural);
         if ((m.open >> i) & 1) {
-          ++v.depth;
-        } else if (--v.depth == 0) {
-          v.in_string = false;
-          *done = true;
-          return p + i + 1;
+          ++depth;
+        } else if (--depth == 0) {
+          close_at = i;
+          break;
         }
         structural &= structural - 1;
       }
+      if (v.lines && m.newline != 0) {
+        uint64_t before_close = close_at == 64 ? ~uint64_t{0} : (uint64_t{1} << close_at) - 1;
+        uint64_t lines = m.newline & before_close;
+        for (uint64_t nl = lines; nl != 0; nl &= nl - 1) {
+          int i = __builtin_ctzll(nl);
+          if ((in_string >> i) & 1) return damaged(p + i, "a raw newline inside a string");
+          if (opens_next_event(p + i)) {
+            return damaged(p + i, "an event not closed before the next one");
+          }
+        }
+      }
+      if (close_at < 64) {
+        v.depth = 0;
+        v.in_string = false;
+        *done = true;
+        return p + close_at + 1;
+      }
+      v.depth = depth;
       v.in_string = (in_string >> 63) != 0;
       p += 64;
     }
     if (p >= end) break;
     if (v.in_string) {
-      const char* q = FindStringEnd(p, end, &v.backslash_carry);
+      const char* q = v.lines ? FindStringEnd<true>(p, end, &v.backslash_carry)
+                              : FindStringEnd<false>(p, end, &v.backslash_carry);
       if (q == end) return end;
+      if (*q == '\n') return damaged(q, "a raw newline inside a string");
       v.in_string = false;
       p = q + 1;
       if (v.depth == 0) {
@@ -202,8 +255,13 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       ++p;
       continue;
     }
+    if (v.depth > 0 && c == '\n' && v.lines) {
+      if (opens_next_event(p)) return damaged(p, "an event not closed before the next one");
+      ++p;
+      continue;
+    }
     if (v.depth > 0 && !IsStructural(c)) {
-      p = FindStructural(p, end);
+      p = v.lines ? FindStructural<true>(p, end) : FindStructural<false>(p, end);
       continue;
     }
     switch (c) {
@@ -283,9 +341,13 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
   const char* p = begin;
   auto at = [&](const char* q) { return offset_ + static_cast<uint64_t>(q - begin); };
   auto unexpected = [&](const char* q, std::string_view expected) {
+    uint64_t where = at(q);
+    auto byte = static_cast<unsigned char>(*q);
+    std::string found =
+        byte >= 0x20 && byte < 0x7f ? std::string(1, *q) : fmt::format("\\x{:02x}", byte);
+    offset_ = where;  // nothing from the offending byte on is read
     return absl::InvalidArgumentError(
-        fmt::format("expected {} at byte {}, found '{}'", expected, at(q),
-                    (*q >= 0x20 && *q < 0x7f) ? std::string(1, *q) : fmt::format("\\x{:02x}", static_cast<unsigned char>(*q))));
+        fmt::format("expected {} at byte {}, found '{}'", expected, where, found));
   };
   while (p < end) {
     char c = *p;
@@ -325,7 +387,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         }
         break;
       case State::kTopKey: {
-        const char* q = FindStringEnd(p, end, &key_backslash_carry_);
+        const char* q = FindStringEnd<false>(p, end, &key_backslash_carry_);
         key_.append(p, q);
         if (key_.size() > max_document_bytes_) return unexpected(p, "a shorter key");
         p = q;
@@ -370,6 +432,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         const char* q = ScanValue(value_, p, end, &done);
         meta_.append(p, q);
         if (meta_.size() > max_document_bytes_) {
+          offset_ = at(q);
           return absl::InvalidArgumentError(fmt::format(
               "top-level value of \"{}\" ending at byte {} is larger than the {} byte "
               "document limit",
@@ -394,6 +457,15 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         break;
       case State::kEventsElemStart:
         if (IsJsonSpace(c) || c == ',') {
+          // An event's indentation, when it starts its line, tells the next
+          // event's start from a nested object's (damage, in ScanValue).
+          if (c == '\n') {
+            elem_col_ = 0;
+          } else if (elem_col_ >= 0 && (c == ' ' || c == '\t')) {
+            ++elem_col_;
+          } else {
+            elem_col_ = -1;
+          }
           ++p;
         } else if (c == ']') {
           state_ = bare_array_ ? State::kEnd : State::kTopAfterValue;
@@ -402,11 +474,14 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           element_is_event_ = c == '{';
           value_ = ValueScan();
           if (element_is_event_) {
+            value_.lines = true;
+            value_.indent = elem_col_;
             if (part_.event_count() > 0) part_.text.bytes.push_back(',');
             event_start_local_ = part_.text.bytes.size();
             part_.local_offsets.push_back(static_cast<uint32_t>(event_start_local_));
             part_.stream_offsets.push_back(at(p));
           }
+          elem_col_ = -1;
           state_ = State::kEventsElem;
         }
         break;
@@ -416,12 +491,28 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         if (element_is_event_) {
           part_.text.bytes.append(p, q);
           if (part_.text.bytes.size() - event_start_local_ > max_document_bytes_) {
+            offset_ = at(q);
             return absl::InvalidArgumentError(fmt::format(
                 "event starting at byte {} is larger than the {} byte document limit",
                 part_.stream_offsets.back(), max_document_bytes_));
           }
         }
         p = q;
+        if (value_.damage != nullptr) {
+          // Drop the damaged event and look for the next one from the line
+          // where the damage showed.
+          if (damage_count_++ == 0) {
+            first_damaged_event_offset_ = part_.stream_offsets.back();
+            first_damage_offset_ = at(q);
+            first_damage_what_ = value_.damage_what;
+          }
+          DropOpenEvent();
+          ++events_lost_;
+          resync_col_ = -1;
+          resync_indent_ = value_.indent;
+          state_ = State::kResync;
+          break;
+        }
         if (done) {
           if (element_is_event_) {
             EndEvent();
@@ -432,6 +523,27 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         }
         break;
       }
+      case State::kResync:
+        // Skips to a line starting the next event (a '{' at the damaged
+        // event's indentation, any when it had none) or the array's ']'.
+        if (c == '\n') {
+          resync_col_ = 0;
+          ++p;
+        } else if (resync_col_ >= 0 && (c == ' ' || c == '\t')) {
+          ++resync_col_;
+          ++p;
+        } else if (resync_col_ >= 0 &&
+                   ((c == '{' && (resync_indent_ < 0 || resync_col_ == resync_indent_)) ||
+                    (c == ']' && resync_indent_ >= 0 && resync_col_ < resync_indent_))) {
+          elem_col_ = resync_col_;
+          if (resumed_offset_ < 0) resumed_offset_ = static_cast<int64_t>(at(p));
+          state_ = State::kEventsElemStart;  // re-examines c
+        } else {
+          resync_col_ = -1;
+          const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+          p = nl != nullptr ? static_cast<const char*>(nl) : end;
+        }
+        break;
       case State::kEnd:
         if (!IsJsonSpace(c)) ++trailing_bytes_;
         ++p;
@@ -444,18 +556,20 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
 
 void JsonEventSplitter::Finish() {
   if (state_ != State::kEnd && state_ != State::kStart) truncated_ = true;
-  if (state_ == State::kEventsElem && element_is_event_) {
-    // Drop the incomplete event and its separating comma.
-    part_.local_offsets.pop_back();
-    part_.stream_offsets.pop_back();
-    part_.text.bytes.resize(part_.event_count() > 0 ? event_start_local_ - 1
-                                                    : event_start_local_);
-  }
+  if (state_ == State::kEventsElem && element_is_event_) DropOpenEvent();
   if (state_ == State::kTopValue) meta_.resize(meta_member_start_);
   if (events_started_) ClosePart();
   finished_ = true;
   part_ = JsonPart();
   std::vector<std::string>().swap(spare_buffers_);
+}
+
+void JsonEventSplitter::DropOpenEvent() {
+  // The event and its separating comma.
+  part_.local_offsets.pop_back();
+  part_.stream_offsets.pop_back();
+  part_.text.bytes.resize(part_.event_count() > 0 ? event_start_local_ - 1
+                                                  : event_start_local_);
 }
 
 void JsonEventSplitter::RecycleBuffer(std::string bytes) {

@@ -45,7 +45,15 @@ class JsonEventSplitter {
   JsonEventSplitter(size_t split_bytes, size_t max_document_bytes);
 
   // Scans the next bytes. Fails when the input is not a JSON object or array
-  // at the top level, or one event exceeds max_document_bytes.
+  // at the top level, or one event exceeds max_document_bytes; the error
+  // names the offending byte, and bytes_seen() then stops there.
+  //
+  // Damage inside the event array is skipped where the text has lines (as
+  // every trace writer's has): an event holding a raw newline inside a
+  // string (a lost or extra quote) or left open where a line opens the
+  // next event at its indentation (a lost bracket) is dropped, and the scan
+  // resumes at the next line that starts an event. damage_count() and
+  // events_lost() count them; the first is located by first_damage_offset().
   absl::Status Feed(std::string_view bytes);
   // The input ended: closes the last part. An unfinished top-level value
   // sets truncated() and drops the incomplete event.
@@ -70,6 +78,14 @@ class JsonEventSplitter {
   int64_t events_seen() const { return events_seen_; }
   int64_t skipped_elements() const { return skipped_elements_; }
   int64_t trailing_bytes() const { return trailing_bytes_; }
+  int64_t damage_count() const { return damage_count_; }
+  int64_t events_lost() const { return events_lost_; }
+  // Where the first damaged event starts, and where its damage showed.
+  uint64_t first_damaged_event_offset() const { return first_damaged_event_offset_; }
+  uint64_t first_damage_offset() const { return first_damage_offset_; }
+  const char* first_damage_what() const { return first_damage_what_; }
+  // Where the scan resumed after the first damage; -1 when it never did.
+  int64_t resumed_offset() const { return resumed_offset_; }
 
  private:
   enum class State : uint8_t {
@@ -82,6 +98,7 @@ class JsonEventSplitter {
     kTopAfterValue,
     kEventsElemStart,
     kEventsElem,
+    kResync,  // after damage in an event: looking for the next event's line
     kEnd,
   };
   // Generic value scan shared by top-level members and events.
@@ -90,6 +107,10 @@ class JsonEventSplitter {
     bool in_string = false;
     bool scalar = false;
     bool backslash_carry = false;
+    bool lines = false;   // an event: check its line ends for damage
+    int64_t indent = -1;  // the event's column when it starts its line
+    const char* damage = nullptr;  // where damage showed, if it did
+    const char* damage_what = "";
   };
 
   // Advances through a value from p; returns the pointer just past the value
@@ -98,6 +119,7 @@ class JsonEventSplitter {
   void StartPart();
   void ClosePart();
   void EndEvent();
+  void DropOpenEvent();  // the event being scanned, and its comma
 
   size_t split_bytes_;
   size_t max_document_bytes_;
@@ -109,6 +131,15 @@ class JsonEventSplitter {
   int64_t events_seen_ = 0;
   int64_t skipped_elements_ = 0;
   int64_t trailing_bytes_ = 0;
+  int64_t damage_count_ = 0;
+  int64_t events_lost_ = 0;
+  uint64_t first_damaged_event_offset_ = 0;
+  uint64_t first_damage_offset_ = 0;
+  const char* first_damage_what_ = "";
+  int64_t resumed_offset_ = -1;
+  int64_t elem_col_ = -1;    // column in the event array's whitespace; -1: mid-line
+  int64_t resync_col_ = -1;  // the same while resynchronising
+  int64_t resync_indent_ = -1;
 
   std::string key_;
   bool key_backslash_carry_ = false;

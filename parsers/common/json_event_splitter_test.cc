@@ -164,5 +164,85 @@ TEST(JsonEventSplitter, RecycledBuffersGiveTheSameParts) {
   EXPECT_EQ(parts, plain.parts);
 }
 
+// Kineto writes one event per line (or a few lines, args indented deeper).
+std::string LinedTrace(int events, bool multi_line) {
+  std::string t = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
+  for (int i = 0; i < events; ++i) {
+    if (i > 0) t += ",\n";
+    if (multi_line) {
+      t += "  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k" + std::to_string(i) +
+           "\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " + std::to_string(i * 10) +
+           ", \"dur\": 5,\n    \"args\": {\n      \"stream\": 7, \"grid\": [1, 1, 1]\n    }\n  }";
+    } else {
+      t += "  {\"ph\": \"X\", \"name\": \"op" + std::to_string(i) + "\", \"ts\": " +
+           std::to_string(i * 10) + ", \"args\": {\"x\": [1, {\"y\": \"z\"}]}}";
+    }
+  }
+  t += "\n  ],\n  \"traceName\": \"t\"\n}\n";
+  return t;
+}
+
+// One flipped byte in event 40 of 100 costs that event only, whichever
+// byte it is and however the input is chunked: the splitter resumes at the
+// next event's line and says where the damage is.
+TEST(JsonEventSplitter, FlippedByteCostsOneEvent) {
+  for (bool multi_line : {false, true}) {
+    std::string trace = LinedTrace(100, multi_line);
+    size_t event_start = trace.find(multi_line ? "\"k40\"" : "\"op40\"");
+    event_start = trace.rfind('{', event_start);
+    size_t event_end = trace.find(multi_line ? "\n  }" : "}}", event_start);
+    size_t next_event = trace.find("\n  {", event_end);
+    int checked = 0;
+    for (size_t i = event_start; i < event_end; ++i) {
+      for (char flip : {'"', '}', '{', '\\'}) {
+        if (trace[i] == flip || trace[i] == '\n' || trace[i] == ' ') continue;
+        std::string bad = trace;
+        bad[i] = flip;
+        for (size_t chunk : {size_t{7}, size_t{64}, bad.size()}) {
+          JsonEventSplitter s(512, size_t{1} << 20);
+          absl::Status status;
+          for (size_t k = 0; k < bad.size() && status.ok(); k += chunk) {
+            status = s.Feed(std::string_view(bad).substr(k, chunk));
+          }
+          s.Finish();
+          ASSERT_TRUE(status.ok()) << status << " flip " << flip << " at " << i;
+          EXPECT_FALSE(s.truncated()) << "flip " << flip << " at " << i;
+          int64_t kept = 0;
+          for (JsonPart& p : s.TakeParts()) kept += static_cast<int64_t>(p.event_count());
+          // A flip may also leave the event whole but invalid (the JSON
+          // parser drops it) or split it in two elements; never more.
+          EXPECT_GE(kept, 99) << "flip '" << flip << "' at " << i << " chunk " << chunk;
+          EXPECT_LE(s.events_lost(), 1);
+          if (s.damage_count() > 0) {
+            EXPECT_EQ(s.first_damaged_event_offset(), event_start);
+            EXPECT_GE(s.first_damage_offset(), i);
+            EXPECT_LE(s.first_damage_offset(), next_event);
+          }
+        }
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 100);
+  }
+}
+
+// Syntax errors name their own byte, not the start of the chunk holding it.
+TEST(JsonEventSplitter, SyntaxErrorNamesItsByte) {
+  std::string trace = LinedTrace(50, false);
+  size_t bad = trace.rfind("\"traceName\"") - 1;
+  trace[bad] = 'x';
+  for (size_t chunk : {size_t{100}, size_t{4096}, trace.size()}) {
+    JsonEventSplitter s(512, size_t{1} << 20);
+    absl::Status status;
+    for (size_t k = 0; k < trace.size() && status.ok(); k += chunk) {
+      status = s.Feed(std::string_view(trace).substr(k, chunk));
+    }
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("at byte " + std::to_string(bad)), std::string::npos)
+        << status;
+    EXPECT_EQ(s.bytes_seen(), bad);
+  }
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -4,6 +4,7 @@
 // Helpers for parser tests (header-only, tests link zlib): temporary files
 // and gzip encoding.
 
+#include <stdlib.h>
 #include <zlib.h>
 
 #include <cstdlib>
@@ -22,10 +23,14 @@ class TempDir {
   TempDir() {
     std::string base = ::testing::TempDir();
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::path(base) /
-            (std::string("tracelint_") + info->test_suite_name() + "_" + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
+    // mkdtemp: a fresh name per process, so parallel runs (ctest -j, two
+    // build trees) never share or delete each other's files.
+    std::string tmpl = (std::filesystem::path(base) / (std::string("tracelint_") +
+                                                       info->test_suite_name() + "_" +
+                                                       info->name() + "_XXXXXX"))
+                           .string();
+    if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << tmpl;
+    path_ = tmpl;
   }
   ~TempDir() {
     std::error_code ec;

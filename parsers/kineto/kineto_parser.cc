@@ -1,5 +1,6 @@
 #include "parsers/kineto/kineto_parser.h"
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <deque>
@@ -280,7 +281,12 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       spare.clear();
     };
     // With threads to spare, decompression runs ahead on its own thread.
-    ReadAhead chunks(*in, kReadBytes, threads > 1 ? 2 : 0);
+    // A small file needs no 4 MiB chunks: zero-filling them cost more than
+    // parsing a few KB (fuzzing runs thousands of those).
+    uint64_t expected_bytes = in->compressed() ? in->file_bytes() * 8 : in->file_bytes() + 1;
+    size_t read_bytes = static_cast<size_t>(
+        std::clamp<uint64_t>(expected_bytes, uint64_t{64} << 10, kReadBytes));
+    ReadAhead chunks(*in, read_bytes, threads > 1 ? 2 : 0);
     for (;;) {
       absl::StatusOr<std::string_view> chunk = chunks.Next();
       if (!chunk.ok()) return chunk.status();
@@ -363,7 +369,28 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                              "bytes after the end of the top-level JSON value, ignored",
                              splitter.trailing_bytes());
   }
+  if (splitter.damage_count() > 0) {
+    const int64_t first = static_cast<int64_t>(splitter.first_damaged_event_offset());
+    merged.diagnostics().Add(
+        "damaged_json", Severity::kError,
+        fmt::format("damaged JSON: the event at byte {} of the decompressed stream is broken "
+                    "({} at byte {}); {} damaged event(s) dropped, {}",
+                    first, splitter.first_damage_what(), splitter.first_damage_offset(),
+                    splitter.events_lost(),
+                    splitter.resumed_offset() >= 0
+                        ? fmt::format("reading resumed at byte {}", splitter.resumed_offset())
+                        : std::string("no event after it could be found")),
+        splitter.events_lost(), first);
+  }
   const StreamDamage* damage = in->damage();
+  if (damage != nullptr && damage->truncated && !truncated) {
+    // All the JSON arrived, but not the gzip trailer that checks it.
+    merged.diagnostics().Add(
+        "truncated_input", Severity::kWarning,
+        fmt::format("{} at compressed byte {}; the JSON itself is complete", damage->what,
+                    damage->compressed_offset),
+        1, damage->compressed_offset);
+  }
   if (damage != nullptr && !damage->truncated) {
     merged.diagnostics().Add(
         "corrupt_compressed_stream", Severity::kError,
@@ -373,15 +400,25 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   if (truncated) {
     m.truncated = true;
     m.truncated_at_byte = static_cast<int64_t>(splitter.bytes_seen());
-    std::string why = !scan_error.ok() ? std::string(scan_error.message())
-                      : damage != nullptr ? damage->what
+    if (!scan_error.ok()) {
+      // bytes_seen() stops at the offending byte: the message and the
+      // offset name the damage itself, not the chunk that held it.
+      merged.diagnostics().Add(
+          "truncated_input", Severity::kWarning,
+          fmt::format("JSON syntax error ({}); reading stopped at byte {} of the decompressed "
+                      "stream and the {} complete events before it were analysed",
+                      std::string(scan_error.message()), m.truncated_at_byte, events),
+          1, m.truncated_at_byte);
+    } else {
+      std::string why = damage != nullptr ? damage->what
                                           : "the JSON ends before its last closing bracket";
-    merged.diagnostics().Add(
-        "truncated_input", Severity::kWarning,
-        fmt::format("input ends early ({}) at byte {} of the decompressed stream; the {} "
-                    "complete events before it were analysed",
-                    why, m.truncated_at_byte, events),
-        1, m.truncated_at_byte);
+      merged.diagnostics().Add(
+          "truncated_input", Severity::kWarning,
+          fmt::format("input ends early ({}) at byte {} of the decompressed stream; the {} "
+                      "complete events before it were analysed",
+                      why, m.truncated_at_byte, events),
+          1, m.truncated_at_byte);
+    }
   }
   FinalizeOptions finalize;
   finalize.threads = threads;
@@ -465,6 +502,25 @@ bool SniffKinetoJson(std::string_view head) {
     if (Contains(rest, key)) return true;
   }
   return false;
+}
+
+bool SniffKinetoJsonBeyondHead(const std::string& path, uint64_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<InputStream>> in = InputStream::Open(path);
+  if (!in.ok()) return false;
+  // Top-level keys only: the event array's start is enough to know.
+  JsonEventSplitter splitter(size_t{1} << 20, size_t{1} << 30);
+  std::string buf(size_t{1} << 20, '\0');
+  uint64_t read = 0;
+  while (read < max_bytes && !splitter.events_started()) {
+    absl::StatusOr<size_t> n = (*in)->Read(buf.data(), buf.size());
+    if (!n.ok() || *n == 0) break;
+    read += *n;
+    if (!splitter.Feed(std::string_view(buf.data(), *n)).ok()) return false;
+    splitter.TakeParts();
+    PaddedJson meta = splitter.TakeMeta();  // bounded: dropped as it comes
+    if (Contains(meta.json(), "\"highres-ticks\"")) return false;
+  }
+  return splitter.events_started() && !splitter.bare_array();
 }
 
 absl::StatusOr<Timeline> ParseKinetoJsonFile(const std::string& path,

@@ -18,6 +18,11 @@ namespace tracelint {
 // accepted: it has no categories to analyse.
 bool SniffKinetoJson(std::string_view head);
 
+// For a JSON object whose head holds none of the keys above (more metadata
+// before them than the head holds): scans its top-level keys, at most
+// `max_bytes` of it, for the traceEvents array.
+bool SniffKinetoJsonBeyondHead(const std::string& path, uint64_t max_bytes);
+
 // Parses a .json or .json.gz (gzip found by magic) Kineto trace. Not a trace
 // or unreadable: a Status naming the file. Truncated or damaged input: an OK
 // timeline with metadata().truncated and import diagnostics.

@@ -64,8 +64,24 @@ bool IsTraceCandidateName(std::string_view name) {
 }
 
 // The trace files directly in `dir` (no recursion).
+// Paths that could not be read for lack of permission, so that a scan that
+// finds nothing says why instead of "no trace files found".
+bool NoteIfDenied(const absl::Status& status, const std::string& path,
+                  std::vector<std::string>& denied) {
+  if (!absl::IsPermissionDenied(status)) return false;
+  denied.push_back(path);
+  return true;
+}
+
+absl::Status DeniedError(const std::string& dir, const std::vector<std::string>& denied) {
+  return absl::PermissionDeniedError(fmt::format(
+      "{}: no readable trace files: permission denied for {} ({}{})", dir, denied.size(),
+      denied.front(), denied.size() > 1 ? ", ..." : ""));
+}
+
 absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
-                                                       std::vector<std::string>& notes) {
+                                                       std::vector<std::string>& notes,
+                                                       std::vector<std::string>& denied) {
   absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false);
   if (!files.ok()) return files.status();
   std::vector<TraceFileRef> out;
@@ -90,6 +106,7 @@ absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
     absl::StatusOr<InputFormat> format = SniffTraceFile(ref.path);
     bool kineto = format.ok() && *format == InputFormat::kKinetoJson;
     if (!kineto && !profiler_name) {
+      if (!format.ok() && NoteIfDenied(format.status(), ref.path, denied)) continue;
       ++skipped;
       continue;
     }
@@ -166,13 +183,14 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
   Discovery d;
   fs::path search = dir;
   std::error_code ec;
+  std::vector<std::string> denied;
   // A TensorBoard log directory: <logdir>/plugins/profile/<run>/.
   fs::path profile = dir / "plugins" / "profile";
   if (dir.filename() == "profile" && dir.parent_path().filename() == "plugins") profile = dir;
   bool tensorboard = fs::is_directory(profile, ec);
   std::vector<TraceFileRef> files;
   if (!tensorboard) {
-    absl::StatusOr<std::vector<TraceFileRef>> direct = TraceFilesIn(dir, d.notes);
+    absl::StatusOr<std::vector<TraceFileRef>> direct = TraceFilesIn(dir, d.notes, denied);
     if (!direct.ok()) return direct.status();
     files = std::move(*direct);
   }
@@ -184,7 +202,10 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
     std::vector<fs::path> runs;
     for (const fs::path& s : *subdirs) {
       absl::StatusOr<std::vector<fs::path>> inner = ListFiles(s, false);
-      if (!inner.ok()) continue;
+      if (!inner.ok()) {
+        NoteIfDenied(inner.status(), s.string(), denied);
+        continue;
+      }
       if (std::any_of(inner->begin(), inner->end(), [](const fs::path& f) {
             return IsTraceCandidateName(f.filename().string());
           })) {
@@ -195,14 +216,20 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
     if (!runs.empty()) {
       absl::StatusOr<fs::path> run = ChooseRun(parent, runs, options, d.notes);
       if (!run.ok()) return run.status();
-      absl::StatusOr<std::vector<TraceFileRef>> in_run = TraceFilesIn(*run, d.notes);
+      absl::StatusOr<std::vector<TraceFileRef>> in_run = TraceFilesIn(*run, d.notes, denied);
       if (!in_run.ok()) return in_run.status();
       files = std::move(*in_run);
       search = *run;
     }
   }
+  if (files.empty() && !denied.empty()) return DeniedError(dir.string(), denied);
   if (files.empty()) {
     return absl::NotFoundError(fmt::format("{}: no trace files found; {}", dir.string(), kExpected));
+  }
+  if (!denied.empty()) {
+    d.notes.push_back(fmt::format("skipped {} path(s) that cannot be read (permission denied): "
+                                  "{}{}",
+                                  denied.size(), denied.front(), denied.size() > 1 ? ", ..." : ""));
   }
   // XSpace files of a run are its hosts; Kineto files follow the span rule.
   // A run holding both loads both.
@@ -243,7 +270,7 @@ bool HoldsTracesItself(const fs::path& dir) {
 // `visited` holds canonical paths: a directory reached twice (through a
 // symlink, or a symlink loop) is searched and listed once.
 void CollectRuns(const fs::path& dir, int depth_left, std::set<fs::path>& visited,
-                 std::vector<std::string>& runs) {
+                 std::vector<std::string>& runs, std::vector<std::string>& denied) {
   std::error_code ec;
   fs::path canonical = fs::canonical(dir, ec);
   if (ec || !visited.insert(canonical).second) return;
@@ -253,8 +280,11 @@ void CollectRuns(const fs::path& dir, int depth_left, std::set<fs::path>& visite
   }
   if (depth_left <= 0) return;
   absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(dir, true);
-  if (!subdirs.ok()) return;
-  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, visited, runs);
+  if (!subdirs.ok()) {
+    NoteIfDenied(subdirs.status(), dir.string(), denied);
+    return;
+  }
+  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, visited, runs, denied);
 }
 
 }  // namespace
@@ -268,7 +298,9 @@ absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, i
   if (dir.filename().empty()) dir = dir.parent_path();
   std::vector<std::string> runs;
   std::set<fs::path> visited;
-  CollectRuns(dir, max_depth, visited, runs);
+  std::vector<std::string> denied;
+  CollectRuns(dir, max_depth, visited, runs, denied);
+  if (runs.empty() && !denied.empty()) return DeniedError(dir.string(), denied);
   if (runs.empty()) {
     return absl::NotFoundError(fmt::format("{}: no trace files found in it or in {} levels of "
                                            "subdirectories; {}",

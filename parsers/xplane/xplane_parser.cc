@@ -131,6 +131,10 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
     return absl::DataLossError(
         fmt::format("{}: not a readable XSpace: {}", path, std::string(top.status().message())));
   }
+  if (top->planes.empty() && top->truncated_at >= 0) {
+    return absl::DataLossError(
+        fmt::format("{}: not a readable XSpace: {}", path, top->truncation));
+  }
   if (top->planes.empty()) {
     return absl::InvalidArgumentError(
         fmt::format("{}: no XPlanes in the file (not an XSpace, or an empty profile)", path));
@@ -156,6 +160,17 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
   m.host_name = XSpaceHostNameFromPath(path);
   size_t slash = path.rfind('/');
   m.trace_name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (top->truncated_at >= 0) {
+    // The planes before the cut are complete: analyse them, and say what
+    // is missing.
+    m.truncated = true;
+    m.truncated_at_byte = top->truncated_at;
+    builder.diagnostics().Add(
+        "truncated_input", Severity::kWarning,
+        fmt::format("{}; the {} complete plane(s) before byte {} were analysed", top->truncation,
+                    top->planes.size(), top->truncated_at),
+        1, top->truncated_at);
+  }
   if (top->hostnames.size() > 1) {
     builder.diagnostics().Add(
         "xspace_several_hostnames", Severity::kWarning,

@@ -410,6 +410,19 @@ TEST(XSpaceParserTest, ErrorsNameTheFileAndTheProblem) {
   EXPECT_THAT(std::string(truncated.status().message()), HasSubstr("t.pb"));
   EXPECT_THAT(std::string(truncated.status().message()), HasSubstr("truncated"));
 
+  // A file cut inside its last plane keeps the planes before it.
+  XSpaceBuilder two;
+  two.AddPlane("/host:CPU").AddLine(1, "t", 0).AddEvent("host_op", 0, 10);
+  two.AddPlane("/device:GPU:0").AddLine(7, "Stream #7(Kernel)", 0).AddEvent("k", 10, 20);
+  std::string both = two.Serialize();
+  auto salvaged = ParseXSpaceBytes(std::string_view(both).substr(0, both.size() - 3), "s.pb");
+  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  EXPECT_TRUE(salvaged->metadata().truncated);
+  EXPECT_GT(salvaged->metadata().truncated_at_byte, 0);
+  EXPECT_EQ(salvaged->diagnostics().Count("truncated_input"), 1);
+  EXPECT_EQ(Find(*salvaged, "host_op").size(), 1u);
+  EXPECT_TRUE(Find(*salvaged, "k").empty());
+
   auto json = ParseXSpaceBytes("{\"traceEvents\":[]}", "x.json");
   ASSERT_FALSE(json.ok());
   EXPECT_THAT(std::string(json.status().message()), HasSubstr("x.json"));

@@ -1,5 +1,7 @@
 #include "parsers/xplane/xplane_wire.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -203,7 +205,23 @@ absl::StatusOr<XSpaceTopLevel> SplitXSpace(std::string_view bytes) {
   while (!r.done()) {
     size_t tag_at = r.pos();
     uint64_t tag = 0;
+    // Fewer than a varint's 10 bytes left, each with its continuation bit:
+    // the input was cut inside the tag (or the length below).
+    auto cut_inside_varint = [&](size_t at) {
+      std::string_view rest = bytes.substr(at);
+      return rest.size() < 10 &&
+             std::all_of(rest.begin(), rest.end(), [](char c) { return (c & 0x80) != 0; });
+    };
+    auto truncated = [&](std::string what) {
+      out.truncated_at = static_cast<int64_t>(tag_at);
+      out.truncation = std::move(what);
+      return out;
+    };
     if (!r.ReadVarint(tag)) {
+      if (cut_inside_varint(tag_at)) {
+        return truncated(
+            fmt::format("the file is truncated inside a field tag at byte {}", tag_at));
+      }
       return absl::DataLossError(fmt::format("bad tag varint at byte {}", tag_at));
     }
     uint32_t number = static_cast<uint32_t>(tag >> 3);
@@ -220,6 +238,10 @@ absl::StatusOr<XSpaceTopLevel> SplitXSpace(std::string_view bytes) {
     size_t len_at = r.pos();
     uint64_t len = 0;
     if (!r.ReadVarint(len)) {
+      if (cut_inside_varint(len_at)) {
+        return truncated(
+            fmt::format("the file is truncated inside the length at byte {}", len_at));
+      }
       return absl::DataLossError(fmt::format("bad length varint at byte {}", len_at));
     }
     if (len > r.remaining()) {
@@ -232,7 +254,7 @@ absl::StatusOr<XSpaceTopLevel> SplitXSpace(std::string_view bytes) {
             "data, or not an XSpace",
             what, tag_at, len, bytes.size()));
       }
-      return absl::DataLossError(fmt::format(
+      return truncated(fmt::format(
           "{} at byte {} declares {} bytes but the input ends {} bytes later: the file is "
           "truncated",
           what, tag_at, len, r.remaining()));

@@ -26,11 +26,17 @@ struct XSpaceTopLevel {
   std::vector<std::string> hostnames;
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
+  // A file cut short keeps the fields before the cut: where the first
+  // incomplete field starts (-1: none) and what was cut.
+  int64_t truncated_at = -1;
+  std::string truncation;
 };
 
 // Splits a serialized XSpace into its fields. Fails (InvalidArgument /
 // DataLoss, message naming the byte offset) when the top level is not
-// well-formed: bad tag, bad varint, or a length past the end of the input.
+// well-formed: bad tag, bad varint, or a garbage length. Input that ends
+// inside a field (a cut file) is not an error: the complete fields before
+// it are returned with truncated_at and truncation set.
 absl::StatusOr<XSpaceTopLevel> SplitXSpace(std::string_view bytes);
 
 // The name (field 2) of a serialized XPlane, without parsing its lines;

@@ -39,8 +39,25 @@ TEST(SplitXSpaceTest, TruncatedFileSaysSo) {
   std::string bytes = SmallSpace();
   std::string cut = bytes.substr(0, bytes.size() - 20);
   absl::StatusOr<XSpaceTopLevel> top = SplitXSpace(cut);
-  ASSERT_FALSE(top.ok());
-  EXPECT_THAT(std::string(top.status().message()), HasSubstr("truncated"));
+  // The planes before the cut are kept (issue 12, point 3).
+  ASSERT_TRUE(top.ok()) << top.status();
+  absl::StatusOr<XSpaceTopLevel> whole = SplitXSpace(bytes);
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(top->planes.size(), 1u);
+  EXPECT_EQ(top->planes[0].bytes, whole->planes[0].bytes);
+  // Plane #1's tag, before its offset (where its bytes start).
+  EXPECT_GT(top->truncated_at, whole->planes[0].offset);
+  EXPECT_LT(top->truncated_at, whole->planes[1].offset);
+  EXPECT_THAT(top->truncation, HasSubstr("truncated"));
+  // Cut at every byte: never an error, never a plane that was not whole.
+  for (size_t n = 1; n < bytes.size(); ++n) {
+    std::string_view prefix = std::string_view(bytes).substr(0, n);  // planes point into it
+    absl::StatusOr<XSpaceTopLevel> part = SplitXSpace(prefix);
+    ASSERT_TRUE(part.ok()) << n << ": " << part.status();
+    for (size_t i = 0; i < part->planes.size(); ++i) {
+      EXPECT_EQ(part->planes[i].bytes, whole->planes[i].bytes) << n;
+    }
+  }
 }
 
 TEST(SplitXSpaceTest, InvalidWireTypeNamesTheByte) {

@@ -1,8 +1,5 @@
 #include "tests/fuzz/fuzz_pipeline.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -15,35 +12,9 @@
 #include "fmt/format.h"
 #include "parsers/format_registry.h"
 #include "rules/all_rules.h"
+#include "tests/fuzz/mem_file.h"
 
 namespace tracelint::fuzz {
-namespace {
-
-// Parsers take paths (they stream and mmap files); an anonymous in-memory
-// file gives them one without touching the disk.
-class MemFile {
- public:
-  MemFile(const uint8_t* data, size_t size) {
-    fd_ = memfd_create("tracelint_fuzz", 0);
-    if (fd_ < 0) return;
-    size_t done = 0;
-    while (done < size) {
-      ssize_t n = write(fd_, data + done, size - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-  }
-  ~MemFile() {
-    if (fd_ >= 0) close(fd_);
-  }
-  bool ok() const { return fd_ >= 0; }
-  std::string path() const { return fmt::format("/proc/self/fd/{}", fd_); }
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace
 
 std::string RunPipelineOnBytes(const uint8_t* data, size_t size) {
   MemFile file(data, size);

@@ -1,0 +1,117 @@
+// Damaged Kineto input is found where it is (issue 12, point 3): a flipped
+// byte costs its event only and the warning says where it is, a syntax
+// error names its own byte, and a gzip stream cut inside its trailer is a
+// truncation.
+#include <string>
+
+#include "analyzer/model/timeline_invariants.h"
+#include "gtest/gtest.h"
+#include "parsers/common/test_files.h"
+#include "parsers/kineto/kineto_parser.h"
+
+namespace tracelint {
+namespace {
+
+using ::tracelint::testing::Gzip;
+using ::tracelint::testing::TempDir;
+
+// As Kineto writes them: one event per line group, args indented deeper.
+std::string LinedTrace(int events) {
+  std::string t = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
+  for (int i = 0; i < events; ++i) {
+    if (i > 0) t += ",\n";
+    t += "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i) +
+         "\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + std::to_string(i * 10) +
+         ", \"dur\": 5,\n    \"args\": {\n      \"External id\": " + std::to_string(i) +
+         "\n    }\n  }";
+  }
+  t += "\n  ],\n  \"traceName\": \"t\"\n}\n";
+  return t;
+}
+
+Diagnostic Find(const Timeline& tl, std::string_view name) {
+  for (const Diagnostic& d : tl.diagnostics().List()) {
+    if (d.name == name) return d;
+  }
+  return Diagnostic();
+}
+
+absl::StatusOr<Timeline> Parse(const TempDir& dir, const std::string& bytes,
+                               const std::string& name) {
+  ParseOptions options;
+  options.threads = 2;
+  options.split_bytes = 1000;
+  return ParseKinetoJsonFile(dir.Write(name, bytes), options);
+}
+
+TEST(KinetoDamage, FlippedQuoteCostsOneEventAndIsLocated) {
+  TempDir dir;
+  std::string trace = LinedTrace(300);
+  size_t event = trace.rfind('{', trace.find("\"op120\""));
+  size_t quote = trace.find("\"cpu_op\"", event);
+  for (bool gz : {false, true}) {
+    std::string bad = trace;
+    bad[quote] = 'x';  // the string's opening quote: strings turn inside out
+    absl::StatusOr<Timeline> tl = Parse(dir, gz ? Gzip(bad) : bad, gz ? "f.json.gz" : "f.json");
+    ASSERT_TRUE(tl.ok()) << tl.status();
+    EXPECT_TRUE(CheckTimelineInvariants(*tl).ok());
+    EXPECT_EQ(tl->metadata().events_read, 299);
+    EXPECT_FALSE(tl->metadata().truncated);
+    Diagnostic d = Find(*tl, "damaged_json");
+    EXPECT_EQ(d.count, 1);
+    EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(event));
+    EXPECT_NE(d.description.find("at byte " + std::to_string(event)), std::string::npos)
+        << d.description;
+    EXPECT_NE(d.description.find("1 damaged event"), std::string::npos) << d.description;
+    EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0);
+  }
+}
+
+TEST(KinetoDamage, LostClosingBraceCostsOneEvent) {
+  TempDir dir;
+  std::string trace = LinedTrace(300);
+  size_t event = trace.rfind('{', trace.find("\"op200\""));
+  size_t close = trace.find("\n  }", event) + 3;
+  std::string bad = trace;
+  bad[close] = ' ';
+  absl::StatusOr<Timeline> tl = Parse(dir, bad, "brace.json");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->metadata().events_read, 299);
+  EXPECT_EQ(Find(*tl, "damaged_json").first_byte_offset, static_cast<int64_t>(event));
+}
+
+TEST(KinetoDamage, SyntaxErrorNamesItsOwnByte) {
+  TempDir dir;
+  std::string trace = LinedTrace(2000);  // several read chunks and parts
+  size_t bad = trace.rfind("\"traceName\"") - 2;  // the ',' after the array
+  trace[bad] = '#';
+  absl::StatusOr<Timeline> tl = Parse(dir, trace, "syntax.json");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->metadata().events_read, 2000);
+  EXPECT_TRUE(tl->metadata().truncated);
+  EXPECT_EQ(tl->metadata().truncated_at_byte, static_cast<int64_t>(bad));
+  Diagnostic d = Find(*tl, "truncated_input");
+  EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(bad));
+  EXPECT_NE(d.description.find("at byte " + std::to_string(bad)), std::string::npos)
+      << d.description;
+}
+
+TEST(KinetoDamage, GzipCutInItsTrailerIsATruncation) {
+  TempDir dir;
+  std::string gz = Gzip(LinedTrace(50));
+  for (size_t cut = 1; cut <= 8; ++cut) {
+    absl::StatusOr<Timeline> tl = Parse(dir, gz.substr(0, gz.size() - cut), "trailer.json.gz");
+    ASSERT_TRUE(tl.ok()) << tl.status();
+    EXPECT_EQ(tl->metadata().events_read, 50);
+    Diagnostic d = Find(*tl, "truncated_input");
+    EXPECT_EQ(d.count, 1) << "cut " << cut;
+    EXPECT_EQ(d.severity, Severity::kWarning);
+    EXPECT_NE(d.description.find("trailer"), std::string::npos) << d.description;
+  }
+  absl::StatusOr<Timeline> whole = Parse(dir, gz, "whole.json.gz");
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->diagnostics().Count("truncated_input"), 0);
+}
+
+}  // namespace
+}  // namespace tracelint
