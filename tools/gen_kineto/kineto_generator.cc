@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "analyzer/base/byte_size.h"
 #include "fmt/format.h"
 #include "tools/gen_kineto/step_simulator.h"
 
@@ -58,21 +59,7 @@ absl::StatusOr<GeneratorStats> GenerateKinetoTrace(
 }
 
 absl::StatusOr<int64_t> ParseByteSize(std::string_view text) {
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  std::string_view suffix(end, text.data() + text.size() - end);
-  int shift = -1;
-  if (suffix.empty()) shift = 0;
-  if (suffix == "K" || suffix == "k") shift = 10;
-  if (suffix == "M" || suffix == "m") shift = 20;
-  if (suffix == "G" || suffix == "g") shift = 30;
-  if (ec != std::errc() || end == text.data() || shift < 0 || value < 0 ||
-      value > (INT64_MAX >> shift)) {
-    return absl::InvalidArgumentError(fmt::format(
-        "bad size '{}': want a count of bytes with an optional K, M or G",
-        text));
-  }
-  return value << shift;
+  return tracelint::ParseByteSize(text);
 }
 
 }  // namespace tracelint::gen

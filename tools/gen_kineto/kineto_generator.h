@@ -38,7 +38,8 @@ struct GeneratorStats {
 absl::StatusOr<GeneratorStats> GenerateKinetoTrace(
     const GeneratorOptions& options, ByteSink& sink);
 
-// "1048576", "512K", "100M", "1G", "5G" (binary multiples) -> bytes.
+// "1048576", "512K", "100M", "1G", "5G" (binary multiples) -> bytes
+// (analyzer/base/byte_size.h; kept here for the generator's callers).
 absl::StatusOr<int64_t> ParseByteSize(std::string_view text);
 
 }  // namespace tracelint::gen
