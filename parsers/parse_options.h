@@ -1,10 +1,55 @@
 #ifndef TRACELINT_PARSERS_PARSE_OPTIONS_H_
 #define TRACELINT_PARSERS_PARSE_OPTIONS_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+
+#include "parsers/common/memory_budget.h"
 
 namespace tracelint {
+
+// Caps that keep a hostile or runaway input (a gzip bomb, billions of tiny
+// events, one huge string, brackets nested without end) from exhausting
+// memory. Each has a flag (analyzer/cli/limit_options.h) and a message that
+// names it; docs/robustness.md ("Limits") lists them. 0 = no cap.
+struct ParseLimits {
+  // Decompressed bytes read from a gzip input; reading stops there and what
+  // came before is analysed. nullopt: max(100 x the compressed size, 1 GiB)
+  // (real traces compress 10-30x). Plain files are not capped: their size on
+  // disk is known, and max_events bounds what they cost.
+  std::optional<uint64_t> max_decompressed_bytes;
+  // Trace events read from one file; reading stops after that many.
+  // nullopt: as many as fit the memory budget (MemoryBudget::DefaultBytes,
+  // half the RAM) at kParseBytesPerEvent each.
+  std::optional<int64_t> max_events;
+  // Longest JSON string (bytes, escaped as written) in one event; an event
+  // holding a longer one is dropped and counted.
+  uint64_t max_string_bytes = uint64_t{16} << 20;
+  // Deepest nesting of objects and arrays in one event (the event's own
+  // braces are level 1; Kineto writes 3-4); deeper events are dropped.
+  int64_t max_nesting_depth = 64;
+};
+
+// Peak parse memory per event (bench/README.md: ~135-155 bytes per slice
+// while parsing, ~96 in the finished timeline), rounded up.
+inline constexpr uint64_t kParseBytesPerEvent = 160;
+
+// The decompressed-byte cap for an input of `file_bytes` on disk; 0 = none.
+inline uint64_t ResolveMaxDecompressedBytes(const ParseLimits& limits, uint64_t file_bytes,
+                                            bool compressed) {
+  if (limits.max_decompressed_bytes) return *limits.max_decompressed_bytes;
+  if (!compressed) return 0;
+  constexpr uint64_t kFloor = uint64_t{1} << 30;
+  return std::max(kFloor, file_bytes > UINT64_MAX / 100 ? UINT64_MAX : file_bytes * 100);
+}
+
+// The event cap; 0 = none.
+inline int64_t ResolveMaxEvents(const ParseLimits& limits) {
+  if (limits.max_events) return *limits.max_events;
+  return static_cast<int64_t>(MemoryBudget::DefaultBytes() / kParseBytesPerEvent);
+}
 
 struct ParseOptions {
   // Parser threads for one file; 0 = std::thread::hardware_concurrency().
@@ -18,6 +63,7 @@ struct ParseOptions {
   // top-level keys around the event array). A single event larger than this
   // is rejected as damaged instead of growing memory without bound.
   size_t max_document_bytes = size_t{1} << 30;
+  ParseLimits limits;
 };
 
 // Parts of 1/64 of the (estimated) JSON size, between 1 and 4 MiB. Every

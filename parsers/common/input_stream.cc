@@ -1,5 +1,6 @@
 #include "parsers/common/input_stream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -160,6 +161,25 @@ absl::StatusOr<bool> InputStream::Refill() {
 }
 
 absl::StatusOr<size_t> InputStream::Read(char* out, size_t capacity) {
+  if (max_output_bytes_ == 0 || done_ || capacity == 0) return ReadUncapped(out, capacity);
+  if (out_offset_ >= max_output_bytes_) {
+    // At the cap: one more byte tells a longer input from one that ends
+    // exactly here. The probe's byte is not handed out.
+    char probe;
+    absl::StatusOr<size_t> n = ReadUncapped(&probe, 1);
+    if (!n.ok()) return n.status();
+    if (*n > 0) {
+      --out_offset_;
+      limit_reached_ = true;
+    }
+    done_ = true;
+    return 0;
+  }
+  return ReadUncapped(out, static_cast<size_t>(std::min<uint64_t>(
+                               capacity, max_output_bytes_ - out_offset_)));
+}
+
+absl::StatusOr<size_t> InputStream::ReadUncapped(char* out, size_t capacity) {
   if (done_ || capacity == 0) return 0;
   char* cursor = out;
   size_t room = capacity;

@@ -36,6 +36,14 @@ class InputStream {
   // header, unreadable file).
   absl::StatusOr<size_t> Read(char* out, size_t capacity);
 
+  // Stops the output after `max_bytes` bytes (0: no cap; the default): a
+  // gzip bomb is cut there instead of filling memory. Reading then ends as
+  // at the end of the data, and limit_reached() tells whether more data
+  // followed (an input of exactly `max_bytes` does not reach it).
+  void set_max_output_bytes(uint64_t max_bytes) { max_output_bytes_ = max_bytes; }
+  uint64_t max_output_bytes() const { return max_output_bytes_; }
+  bool limit_reached() const { return limit_reached_; }
+
   const std::string& path() const { return path_; }
   bool compressed() const { return decoder_ != nullptr; }
   uint64_t file_bytes() const { return file_bytes_; }
@@ -46,6 +54,8 @@ class InputStream {
   InputStream() = default;
   // Refills in_ from the file; returns false at end of file.
   absl::StatusOr<bool> Refill();
+  // Read() without the output cap.
+  absl::StatusOr<size_t> ReadUncapped(char* out, size_t capacity);
 
   std::string path_;
   std::FILE* file_ = nullptr;
@@ -60,6 +70,8 @@ class InputStream {
   StreamDamage damage_;
   bool done_ = false;
   bool mid_member_ = false;  // inside a gzip member
+  uint64_t max_output_bytes_ = 0;
+  bool limit_reached_ = false;
 };
 
 // The first `max_bytes` decompressed bytes of a file (less if shorter), for

@@ -29,6 +29,31 @@ std::string Payload(size_t n) {
   return s;
 }
 
+TEST(InputStream, OutputCapStopsABombAndNotAnInputOfExactlyItsSize) {
+  TempDir dir;
+  std::string text = Payload(100000);
+  std::string member = Gzip(text);
+  std::string file = dir.Write("bomb.gz", member + member + member);
+  for (uint64_t cap : {uint64_t{3} * text.size(), uint64_t{3} * text.size() + 1}) {
+    auto in = InputStream::Open(file);
+    ASSERT_TRUE(in.ok());
+    (*in)->set_max_output_bytes(cap);
+    EXPECT_EQ(ReadAll(**in, 4096), text + text + text);
+    EXPECT_FALSE((*in)->limit_reached()) << cap;
+  }
+  for (size_t chunk : {size_t{7}, size_t{4096}, size_t{1} << 20}) {
+    auto in = InputStream::Open(file);
+    ASSERT_TRUE(in.ok());
+    const uint64_t cap = 2 * text.size() + 5;
+    (*in)->set_max_output_bytes(cap);
+    std::string got = ReadAll(**in, chunk);
+    EXPECT_EQ(got, (text + text + text).substr(0, cap));
+    EXPECT_TRUE((*in)->limit_reached());
+    EXPECT_EQ((*in)->decompressed_offset(), cap);
+    EXPECT_EQ((*in)->damage(), nullptr);
+  }
+}
+
 TEST(InputStream, PlainFileIsReadAsIs) {
   TempDir dir;
   std::string text = Payload(10000);

@@ -204,7 +204,7 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       while (structural != 0) {
         int i = __builtin_ctzll(structural);
         if ((m.open >> i) & 1) {
-          ++depth;
+          if (++depth > v.peak_depth) v.peak_depth = depth;
         } else if (--depth == 0) {
           close_at = i;
           break;
@@ -270,7 +270,7 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         break;
       case '{':
       case '[':
-        ++v.depth;
+        if (++v.depth > v.peak_depth) v.peak_depth = v.depth;
         break;
       case '}':
       case ']':
@@ -470,14 +470,20 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         } else if (c == ']') {
           state_ = bare_array_ ? State::kEnd : State::kTopAfterValue;
           ++p;
+        } else if (c == '{' && limits_.max_events > 0 && events_seen_ >= limits_.max_events) {
+          offset_ = at(p);  // the next event is not read
+          state_ = State::kStopped;
+          return absl::OkStatus();
         } else {
           element_is_event_ = c == '{';
+          dropping_over_limit_ = false;
           value_ = ValueScan();
           if (element_is_event_) {
             value_.lines = true;
             value_.indent = elem_col_;
             if (part_.event_count() > 0) part_.text.bytes.push_back(',');
             event_start_local_ = part_.text.bytes.size();
+            string_scan_ = StringScan{event_start_local_};
             part_.local_offsets.push_back(static_cast<uint32_t>(event_start_local_));
             part_.stream_offsets.push_back(at(p));
           }
@@ -513,10 +519,11 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           state_ = State::kResync;
           break;
         }
+        if (element_is_event_) CheckEventLimits(part_.text.bytes.size() - event_start_local_);
         if (done) {
           if (element_is_event_) {
             EndEvent();
-          } else {
+          } else if (!dropping_over_limit_) {
             ++skipped_elements_;
           }
           state_ = State::kEventsElemStart;
@@ -548,6 +555,8 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         if (!IsJsonSpace(c)) ++trailing_bytes_;
         ++p;
         break;
+      case State::kStopped:
+        return absl::OkStatus();
     }
   }
   offset_ += input.size();
@@ -555,7 +564,9 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
 }
 
 void JsonEventSplitter::Finish() {
-  if (state_ != State::kEnd && state_ != State::kStart) truncated_ = true;
+  if (state_ != State::kEnd && state_ != State::kStart && state_ != State::kStopped) {
+    truncated_ = true;
+  }
   if (state_ == State::kEventsElem && element_is_event_) DropOpenEvent();
   if (state_ == State::kTopValue) meta_.resize(meta_member_start_);
   if (events_started_) ClosePart();

@@ -42,7 +42,19 @@ struct JsonPart {
 // while decompression continues. Input is fed in arbitrary chunks.
 class JsonEventSplitter {
  public:
+  // Per-file caps (ParseLimits); 0 = none.
+  struct Limits {
+    // Events read; the scan stops before the next one (stopped_at_event_limit()).
+    int64_t max_events = 0;
+    // An event holding a longer string, or nested deeper, is dropped and
+    // counted (events_over_string_limit(), events_over_depth_limit()); its
+    // text is not kept, so it costs no memory past the limit.
+    uint64_t max_string_bytes = 0;
+    int64_t max_nesting_depth = 0;
+  };
+
   JsonEventSplitter(size_t split_bytes, size_t max_document_bytes);
+  void set_limits(const Limits& limits) { limits_ = limits; }
 
   // Scans the next bytes. Fails when the input is not a JSON object or array
   // at the top level, or one event exceeds max_document_bytes; the error
@@ -86,6 +98,14 @@ class JsonEventSplitter {
   const char* first_damage_what() const { return first_damage_what_; }
   // Where the scan resumed after the first damage; -1 when it never did.
   int64_t resumed_offset() const { return resumed_offset_; }
+  // Limits (set_limits): whether the scan stopped at max_events (then
+  // bytes_seen() is where the next event starts), and the events dropped for
+  // a string or a nesting over the limit, with the first one's offset.
+  bool stopped_at_event_limit() const { return state_ == State::kStopped; }
+  int64_t events_over_string_limit() const { return over_string_; }
+  int64_t events_over_depth_limit() const { return over_depth_; }
+  uint64_t first_over_string_offset() const { return first_over_string_offset_; }
+  uint64_t first_over_depth_offset() const { return first_over_depth_offset_; }
 
  private:
   enum class State : uint8_t {
@@ -100,10 +120,12 @@ class JsonEventSplitter {
     kEventsElem,
     kResync,  // after damage in an event: looking for the next event's line
     kEnd,
+    kStopped,  // at Limits::max_events: nothing more is read
   };
   // Generic value scan shared by top-level members and events.
   struct ValueScan {
     int64_t depth = 0;  // int would overflow past 2^31 nested brackets
+    int64_t peak_depth = 0;
     bool in_string = false;
     bool scalar = false;
     bool backslash_carry = false;
@@ -120,6 +142,11 @@ class JsonEventSplitter {
   void ClosePart();
   void EndEvent();
   void DropOpenEvent();  // the event being scanned, and its comma
+  // Checks the open event against limits_; drops it when over one.
+  void CheckEventLimits(size_t event_bytes);
+  // Whether the open event's text, scanned on from string_scan_.pos, holds
+  // a string longer than limits_.max_string_bytes.
+  bool HasOverlongString();
 
   size_t split_bytes_;
   size_t max_document_bytes_;
@@ -145,6 +172,18 @@ class JsonEventSplitter {
   bool key_backslash_carry_ = false;
   ValueScan value_;
   bool element_is_event_ = false;
+  bool dropping_over_limit_ = false;  // the element was an event over a limit
+  Limits limits_;
+  struct StringScan {
+    size_t pos = 0;  // in part_.text.bytes
+    bool in_string = false;
+    bool escape = false;
+    uint64_t length = 0;
+  } string_scan_;
+  int64_t over_string_ = 0;
+  int64_t over_depth_ = 0;
+  uint64_t first_over_string_offset_ = 0;
+  uint64_t first_over_depth_offset_ = 0;
   size_t event_start_local_ = 0;  // where the current event begins in part_
 
   JsonPart part_;

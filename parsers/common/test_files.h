@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,42 @@ inline std::string Gzip(std::string_view bytes) {
   out.resize(z.total_out);
   deflateEnd(&z);
   return out;
+}
+
+// A gzip bomb of valid Kineto events, made on the fly: one member holding
+// the header and a first event, then `members` copies of one member holding
+// ~1 MiB of events (each with a `pad_bytes` string arg), compressed at level
+// 9 (about 1000x: repeated text, as a bomb is made); the array is never
+// closed. Returns the bytes it would decompress to.
+inline uint64_t WriteGzipBomb(const std::string& path, int members, size_t pad_bytes) {
+  std::string block;
+  std::string pad(pad_bytes, 'p');
+  while (block.size() < (size_t{1} << 20)) {
+    block += ",\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"bomb\", \"pid\": 1, "
+             "\"tid\": 1, \"ts\": 100, \"dur\": 5, \"args\": "
+             "{\"pad\": \"" + pad + "\"}}";
+  }
+  std::string head = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n  {\"ph\": \"X\", "
+                     "\"cat\": \"cpu_op\", \"name\": \"first\", \"pid\": 1, \"tid\": 1, "
+                     "\"ts\": 0, \"dur\": 1}";
+  auto gzip9 = [](const std::string& bytes) {
+    z_stream z{};
+    deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, bytes.size()) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    z.avail_in = static_cast<uInt>(bytes.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+  };
+  std::string member = gzip9(block);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << gzip9(head);
+  for (int i = 0; i < members; ++i) out << member;
+  return head.size() + uint64_t{block.size()} * static_cast<uint64_t>(members);
 }
 
 }  // namespace tracelint::testing

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/base/byte_size.h"
 #include "analyzer/base/status_macros.h"
 #include "analyzer/base/strings.h"
 #include "analyzer/model/timeline_builder.h"
@@ -224,6 +225,58 @@ absl::Status ReadMetaInto(const JsonReader& reader, PaddedJson text, RawMeta& me
   return absl::OkStatus();
 }
 
+std::string DecompressedLimitText(const InputStream& in) {
+  uint64_t cap = in.max_output_bytes();
+  std::string what =
+      in.compressed()
+          ? fmt::format("the {}-byte gzip input inflates to more (over {}x)", in.file_bytes(),
+                        in.file_bytes() > 0 ? cap / in.file_bytes() : cap)
+          : fmt::format("the file is {} bytes", in.file_bytes());
+  return fmt::format(
+      "stopped at the decompressed-size limit of {} bytes ({}): {}; raise the limit with "
+      "--max-decompressed-bytes SIZE (e.g. {}; 0: no limit)",
+      cap, FormatByteSize(cap), what, FormatByteSize(cap * 4));
+}
+
+// limit_reached (reading stopped at a cap) and event_over_*_limit (events
+// dropped), each naming the limit and its flag.
+void AddLimitDiagnostics(const InputStream& in, const JsonEventSplitter& splitter,
+                         const ParseLimits& limits, int64_t events,
+                         ImportDiagnostics& diagnostics) {
+  if (in.limit_reached()) {
+    diagnostics.Add("limit_reached", Severity::kWarning,
+                    fmt::format("{}; the {} complete events in the first {} bytes were analysed",
+                                DecompressedLimitText(in), events, splitter.bytes_seen()),
+                    1, static_cast<int64_t>(in.max_output_bytes()));
+  } else if (splitter.stopped_at_event_limit()) {
+    diagnostics.Add(
+        "limit_reached", Severity::kWarning,
+        fmt::format("stopped at the event limit of {} events at byte {} of the decompressed "
+                    "stream; the events before it were analysed; raise the limit with "
+                    "--max-events N (0: no limit)",
+                    ResolveMaxEvents(limits), splitter.bytes_seen()),
+        1, static_cast<int64_t>(splitter.bytes_seen()));
+  }
+  if (splitter.events_over_string_limit() > 0) {
+    diagnostics.Add(
+        "event_over_string_limit", Severity::kWarning,
+        fmt::format("event(s) holding a string longer than the {}-byte limit, dropped (first at "
+                    "byte {}); raise the limit with --max-string-bytes SIZE (0: no limit)",
+                    limits.max_string_bytes, splitter.first_over_string_offset()),
+        splitter.events_over_string_limit(),
+        static_cast<int64_t>(splitter.first_over_string_offset()));
+  }
+  if (splitter.events_over_depth_limit() > 0) {
+    diagnostics.Add(
+        "event_over_depth_limit", Severity::kWarning,
+        fmt::format("event(s) nested deeper than the {}-level limit, dropped (first at byte {}); "
+                    "raise the limit with --max-nesting-depth N (0: no limit)",
+                    limits.max_nesting_depth, splitter.first_over_depth_offset()),
+        splitter.events_over_depth_limit(),
+        static_cast<int64_t>(splitter.first_over_depth_offset()));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
@@ -234,6 +287,11 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                            ? options.split_bytes
                            : AutoSplitBytes(in->file_bytes(), in->compressed());
   JsonEventSplitter splitter(split_bytes, options.max_document_bytes);
+  const ParseLimits& limits = options.limits;
+  in->set_max_output_bytes(
+      ResolveMaxDecompressedBytes(limits, in->file_bytes(), in->compressed()));
+  splitter.set_limits({ResolveMaxEvents(limits), limits.max_string_bytes,
+                       limits.max_nesting_depth});
   int threads = WorkerPool::ResolveThreads(options.threads);
   // Slots stay put as parts are added (deque), so workers fill them in place.
   // Finished parts are appended to `all` in input order while later parts
@@ -313,11 +371,17 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       }
       submit(splitter.TakeParts());
       absorb_done();
+      if (splitter.stopped_at_event_limit()) break;
     }
     splitter.Finish();
     submit(splitter.TakeParts());
     pool.Wait();
     absorb_done();
+  }
+  if (in->limit_reached() && all.facts.events == 0) {
+    return absl::ResourceExhaustedError(
+        fmt::format("{}: {} before the first complete trace event", path,
+                    DecompressedLimitText(*in)));
   }
   if (!splitter.saw_top_level()) {
     return absl::InvalidArgumentError(fmt::format(
@@ -397,7 +461,13 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
         fmt::format("{} at compressed byte {}", damage->what, damage->compressed_offset), 1,
         damage->compressed_offset);
   }
-  if (truncated) {
+  AddLimitDiagnostics(*in, splitter, limits, events, merged.diagnostics());
+  if (in->limit_reached() || splitter.stopped_at_event_limit()) {
+    // Partial by the user's (or the default) limit, not damaged: the
+    // limit_reached warning says so instead of truncated_input.
+    m.truncated = true;
+    m.truncated_at_byte = static_cast<int64_t>(splitter.bytes_seen());
+  } else if (truncated) {
     m.truncated = true;
     m.truncated_at_byte = static_cast<int64_t>(splitter.bytes_seen());
     if (!scan_error.ok()) {

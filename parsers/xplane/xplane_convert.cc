@@ -149,6 +149,10 @@ bool XSpaceConverter::AddEvent(const PlaneVisitor& plane, const LineVisitor& lin
     ++aggregated_events_;
     return false;
   }
+  if (max_events_ > 0 && b_.metadata().events_read >= max_events_) {
+    ++events_over_limit_;
+    return false;
+  }
   SliceSpec s;
   s.ts_ns = e.start_ns() + LineBaseNs(line);
   s.dur_ns = e.duration_ns();

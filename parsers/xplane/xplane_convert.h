@@ -65,6 +65,11 @@ class XSpaceConverter {
   void AddDevicePlane(const PlaneVisitor& plane, PlaneClass cls, int ordinal);
   void AddOtherPlane(const PlaneVisitor& plane, int plane_index);
 
+  // Events (slices) converted at most (ParseLimits::max_events); later
+  // ones are counted, not kept. 0: no cap.
+  void set_max_events(int64_t max_events) { max_events_ = max_events; }
+  int64_t events_over_limit() const { return events_over_limit_; }
+
   // Emits the step markers, framework guess and per-file diagnostics.
   void Finish();
 
@@ -140,6 +145,8 @@ class XSpaceConverter {
   bool rocm_evidence_ = false;
   // Counters for diagnostics.
   int64_t aggregated_events_ = 0;
+  int64_t max_events_ = 0;
+  int64_t events_over_limit_ = 0;
   int64_t unknown_metadata_refs_ = 0;
   int64_t bad_compressed_ = 0;
   int64_t kernel_fields_rejected_ = 0;

@@ -117,7 +117,7 @@ std::string XSpaceHostNameFromPath(std::string_view path) {
 bool SniffXSpace(std::string_view head_bytes) { return xplane::LooksLikeXSpace(head_bytes); }
 
 absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
-                             TimelineBuilder& builder) {
+                             TimelineBuilder& builder, int64_t max_events) {
   if (bytes.empty()) {
     return absl::InvalidArgumentError(fmt::format("{}: empty file, not an XSpace", path));
   }
@@ -182,6 +182,7 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
   }
 
   xplane::XSpaceConverter converter(builder);
+  converter.set_max_events(max_events);
   for (const PlaneRef& p : planes) {
     if (p.cls == PlaneClass::kMetadata) continue;  // HLO protos, symbol tables
     const std::string_view data = p.serialized.bytes;
@@ -211,12 +212,22 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
     }
   }
   converter.Finish();
+  if (converter.events_over_limit() > 0) {
+    builder.diagnostics().Add(
+        "limit_reached", Severity::kWarning,
+        fmt::format("stopped at the event limit of {} events: {} later events (in plane order: "
+                    "host planes, then devices) were not read; raise the limit with "
+                    "--max-events N (0: no limit)",
+                    max_events, converter.events_over_limit()),
+        converter.events_over_limit());
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Timeline> ParseXSpaceBytes(std::string_view bytes, const std::string& path) {
+absl::StatusOr<Timeline> ParseXSpaceBytes(std::string_view bytes, const std::string& path,
+                                          int64_t max_events) {
   TimelineBuilder builder;
-  TL_RETURN_IF_ERROR(ParseXSpaceInto(bytes, path, builder));
+  TL_RETURN_IF_ERROR(ParseXSpaceInto(bytes, path, builder, max_events));
   return std::move(builder).Finalize();
 }
 
@@ -227,7 +238,9 @@ absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path) {
 }
 
 absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path, const ParseOptions& options) {
-  return ParseXSpaceFile(path);
+  MappedFile file;
+  TL_RETURN_IF_ERROR(file.Open(path));
+  return ParseXSpaceBytes(file.bytes(), path, ResolveMaxEvents(options.limits));
 }
 
 }  // namespace tracelint

@@ -29,19 +29,22 @@ bool SniffXSpace(std::string_view head_bytes);
 // (plane, field path, byte offset), or a plane over protobuf's 2 GiB limit.
 absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path);
 // The format registry's signature. XSpace planes are parsed one after the
-// other; no option applies yet.
+// other; of the limits, max_events applies (the first events in processing
+// order are kept, with a limit_reached warning naming --max-events).
 absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path, const ParseOptions& options);
 
 // Same, from bytes already in memory; `path_for_messages` names the input
 // in errors and gives the host name ("<host>.xplane.pb").
+// `max_events`: ParseLimits::max_events resolved (0: no cap).
 absl::StatusOr<Timeline> ParseXSpaceBytes(std::string_view bytes,
-                                          const std::string& path_for_messages);
+                                          const std::string& path_for_messages,
+                                          int64_t max_events = 0);
 
 // The building step alone, for callers that combine inputs before
 // finalizing. Sets metadata (format "xspace", framework guess, devices,
 // host name) on `builder`.
 absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path_for_messages,
-                             TimelineBuilder& builder);
+                             TimelineBuilder& builder, int64_t max_events = 0);
 
 // "<dir>/10.0.0.1_6009.xplane.pb" -> "10.0.0.1_6009".
 std::string XSpaceHostNameFromPath(std::string_view path);
