@@ -38,7 +38,7 @@ int CompareWithBaseline(const AnalyzeArgs& args, const ReportInput& input, std::
                         std::optional<RunDiff>& diff) {
   int error_code = kExitUnreadable;
   absl::StatusOr<LoadedDiffRun> base =
-      LoadDiffRun(args.baseline, args.engine, args.threads, err, error_code);
+      LoadDiffRun(args.baseline, args.engine, args.threads, args.limits, err, error_code);
   if (!base.ok()) {
     err << "tracelint: --baseline: " << base.status().message() << "\n";
     return error_code;
@@ -155,6 +155,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // Files share these cores by size (LoadRun); one thread analyses each rank.
   pipeline.load.cores = args.threads;
   if (args.split_bytes > 0) pipeline.load.parse.split_bytes = static_cast<size_t>(args.split_bytes);
+  pipeline.load.parse.limits = args.limits;
   pipeline.parse_only = args.list;
   pipeline.keep_events = args.format == "html" || !args.annotate.empty();
   absl::StatusOr<Discovery> discovery = paths.size() > 1

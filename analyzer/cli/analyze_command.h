@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/engine/engine.h"
+#include "parsers/parse_options.h"
 
 namespace tracelint {
 
@@ -33,6 +34,7 @@ struct AnalyzeArgs {
   EngineOptions engine;  // --rules, --set, --config
   int threads = 0;  // cores to use; 0 = the machine's
   int64_t split_bytes = 0;  // 0: parser default
+  ParseLimits limits;       // --max-decompressed-bytes, --max-events, ...
   // --baseline REPORT.json: the diff against it follows the report (diff.h).
   std::string baseline;
   double fail_on_regression_pct = -1;  // with --baseline; < 0: no gate

@@ -108,6 +108,20 @@ std::string ConfigHash(const BatchArgs& args, const PreparedRules& rules) {
       parts.push_back(fmt::format("{}.{}={}", rule, name, value));
     }
   }
+  // Limits change what a run reads; listed only when set, so records made
+  // with the defaults keep their hash.
+  const ParseLimits& limits = args.limits;
+  const ParseLimits defaults;
+  if (limits.max_decompressed_bytes) {
+    parts.push_back(fmt::format("max-decompressed-bytes {}", *limits.max_decompressed_bytes));
+  }
+  if (limits.max_events) parts.push_back(fmt::format("max-events {}", *limits.max_events));
+  if (limits.max_string_bytes != defaults.max_string_bytes) {
+    parts.push_back(fmt::format("max-string-bytes {}", limits.max_string_bytes));
+  }
+  if (limits.max_nesting_depth != defaults.max_nesting_depth) {
+    parts.push_back(fmt::format("max-nesting-depth {}", limits.max_nesting_depth));
+  }
   for (const std::string& p : args.paths) parts.push_back("path " + p);
   return HashParts(parts);
 }
@@ -231,6 +245,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   PipelineOptions pipeline;
   pipeline.load.cores = std::max(1, cores / jobs);
   pipeline.load.shared_budget = &budget;
+  pipeline.load.parse.limits = args.limits;
   ProgressLine progress(err, IsTerminal(err));
   std::atomic<size_t> runs_done{0};
   auto started = std::chrono::steady_clock::now();

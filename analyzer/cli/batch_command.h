@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/engine/engine.h"
+#include "parsers/parse_options.h"
 
 namespace tracelint {
 
@@ -35,6 +36,7 @@ struct BatchArgs {
   bool trend = false;
   double trend_threshold_pct = 10;
   EngineOptions engine;  // --rules, --set, --config
+  ParseLimits limits;    // --max-decompressed-bytes, --max-events, ...
 };
 
 // The whole `tracelint batch` job: every run (of this shard) analysed,

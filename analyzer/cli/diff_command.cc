@@ -15,7 +15,8 @@
 namespace tracelint {
 
 absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineOptions& engine,
-                                          int threads, std::ostream& err, int& error_exit_code) {
+                                          int threads, const ParseLimits& limits,
+                                          std::ostream& err, int& error_exit_code) {
   LoadedDiffRun loaded;
   if (IsJsonReportFile(path)) {
     std::ifstream in(path, std::ios::binary);
@@ -38,6 +39,7 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineO
   }
   PipelineOptions pipeline;
   pipeline.load.cores = threads;
+  pipeline.load.parse.limits = limits;
   absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(path, registry, *rules, pipeline);
   if (!analyzed.ok()) {
     error_exit_code = kExitUnreadable;
@@ -79,7 +81,7 @@ int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
   for (const std::string& path : {args.base, args.next}) {
     int error_code = kExitUnreadable;
     absl::StatusOr<LoadedDiffRun> loaded =
-        LoadDiffRun(path, args.engine, args.threads, err, error_code);
+        LoadDiffRun(path, args.engine, args.threads, args.limits, err, error_code);
     if (!loaded.ok()) {
       err << "tracelint: " << loaded.status().message() << "\n";
       return error_code;

@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/report/diff_input.h"
+#include "parsers/parse_options.h"
 
 namespace tracelint {
 
@@ -20,6 +21,7 @@ struct DiffArgs {
   double fail_on_regression_pct = -1;  // < 0: no gate
   EngineOptions engine;         // for trace inputs
   int threads = 0;
+  ParseLimits limits;           // for trace inputs
 };
 
 // One side of a diff: a JSON report is read back, anything else analysed as
@@ -31,7 +33,8 @@ struct LoadedDiffRun {
   int exit_code = 0;
 };
 absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineOptions& engine,
-                                          int threads, std::ostream& err, int& error_exit_code);
+                                          int threads, const ParseLimits& limits,
+                                          std::ostream& err, int& error_exit_code);
 
 // The whole `tracelint diff` job: returns the exit code (exit_codes.h):
 // 1 when --fail-on-regression tripped, 5 when it was asked for but there were

@@ -19,6 +19,7 @@
 #include "analyzer/cli/cli_docs.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/limit_options.h"
 #include "analyzer/cli/rules_command.h"
 
 namespace {
@@ -76,6 +77,7 @@ void AddReportOptions(CLI::App& command, tracelint::AnalyzeArgs& a, bool step_ro
   command.add_option("--price-per-hour", a.price_per_hour,
                      "price of all machines of the run per hour (samples per dollar)");
   AddRuleOptions(command, a.engine);
+  AddLimitOptions(command, a.limits);
   command.add_option("--threads", a.threads, "cores to use (0 = all)")->check(AtLeast(0));
   command.add_option("--split-bytes", a.split_bytes,
                      "split large event arrays into parts of this size (testing)");
@@ -160,6 +162,7 @@ int main(int argc, char** argv) {
                     "smallest change the trend shows, percent (default 10)")
       ->check(CLI::NonNegativeNumber);
   AddRuleOptions(*batch, b.engine);
+  AddLimitOptions(*batch, b.limits);
 
   DiffArgs d;
   CLI::App* diff = app.add_subcommand(
@@ -177,6 +180,7 @@ int main(int argc, char** argv) {
                    "exit 1 when the step time's 95% lower bound rose by more than PCT percent")
       ->check(CLI::NonNegativeNumber);
   AddRuleOptions(*diff, d.engine);
+  AddLimitOptions(*diff, d.limits);
   diff->add_option("--threads", d.threads, "cores to use (0 = all)")->check(AtLeast(0));
 
   CaptureArgs c;

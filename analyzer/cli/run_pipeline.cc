@@ -116,7 +116,20 @@ int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
   int exit_code = kExitOk;
   for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
     const RunMetadata& m = tl->metadata();
-    if (m.truncated) {
+    // A limit (ParseLimits) that stopped the reading or dropped events: the
+    // analysis is partial, and the message names the flag that raises it.
+    bool stopped_at_limit = false;
+    for (const Diagnostic& d : tl->diagnostics().List()) {
+      if (d.name != "limit_reached" && !d.name.starts_with("event_over_")) continue;
+      stopped_at_limit |= d.name == "limit_reached";
+      warnings.push_back(d.name == "limit_reached"
+                             ? fmt::format("{}: {}", m.source_path, d.description)
+                             : fmt::format("{}: {} {}", m.source_path, d.count, d.description));
+      exit_code = kExitDamaged;
+    }
+    if (stopped_at_limit) {
+      continue;
+    } else if (m.truncated) {
       warnings.push_back(fmt::format(
           "{}: input ends early at byte {} of the decompressed stream; analysed the {} "
           "complete events before it",
