@@ -17,8 +17,9 @@ namespace tracelint {
 struct ParseLimits {
   // Decompressed bytes read from a gzip input; reading stops there and what
   // came before is analysed. nullopt: max(100 x the compressed size, 1 GiB)
-  // (real traces compress 10-30x). Plain files are not capped: their size on
-  // disk is known, and max_events bounds what they cost.
+  // (real traces compress 10-30x). Plain files are not capped by default:
+  // their size on disk is known, and max_events bounds what they cost; a
+  // value given caps them too.
   std::optional<uint64_t> max_decompressed_bytes;
   // Trace events read from one file; reading stops after that many.
   // nullopt: as many as fit the memory budget (MemoryBudget::DefaultBytes,

@@ -39,8 +39,8 @@ absl::StatusOr<uint64_t> ParseLimitValue(std::string_view text) {
 
 void AddLimitOptions(CLI::App& command, ParseLimits& limits) {
   AddLimit(command, "--max-decompressed-bytes", "SIZE",
-           "stop reading a gzip trace after this many decompressed bytes and analyse what "
-           "came before (default: 100x the file, at least 1G; 0: none)",
+           "stop reading a trace after this many (decompressed) bytes and analyse what came "
+           "before (default for gzip: 100x the file, at least 1G; plain files: none; 0: none)",
            [&limits](uint64_t v) { limits.max_decompressed_bytes = v; });
   AddLimit(command, "--max-events", "N",
            "stop reading a trace after this many events (default: what fits half the RAM "

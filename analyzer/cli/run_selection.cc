@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <istream>
@@ -24,14 +25,23 @@ bool LooksLikeJson(std::string_view head) {
 }  // namespace
 
 absl::StatusOr<StdinTrace> StdinTrace::Read(std::istream& in) {
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (data.empty()) {
+  // Copied in 1 MiB chunks: a huge (or endless) stdin costs disk, not
+  // memory; the parsers' limits then apply to the file.
+  constexpr size_t kChunkBytes = size_t{1} << 20;
+  std::string chunk(kChunkBytes, '\0');
+  auto fill = [&] {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    return static_cast<size_t>(in.gcount());
+  };
+  size_t n = fill();
+  if (n == 0) {
     return absl::InvalidArgumentError("-: empty input on stdin; expected a trace");
   }
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
   if (ec) dir = "/tmp";
-  std::string suffix = LooksLikeJson(std::string_view(data).substr(0, 64)) ? ".json" : ".xplane.pb";
+  std::string_view head(chunk.data(), std::min<size_t>(n, 64));
+  std::string suffix = LooksLikeJson(head) ? ".json" : ".xplane.pb";
   std::string pattern = (dir / ("tracelint-stdin-XXXXXX" + suffix)).string();
   int fd = mkstemps(pattern.data(), static_cast<int>(suffix.size()));
   if (fd < 0) {
@@ -39,14 +49,21 @@ absl::StatusOr<StdinTrace> StdinTrace::Read(std::istream& in) {
                                               dir.string()));
   }
   StdinTrace trace(pattern);
-  size_t written = 0;
-  while (written < data.size()) {
-    ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
+  bool write_failed = false;
+  while (n > 0 && !write_failed) {
+    size_t written = 0;
+    while (written < n) {
+      ssize_t w = ::write(fd, chunk.data() + written, n - written);
+      if (w <= 0) {
+        write_failed = true;
+        break;
+      }
+      written += static_cast<size_t>(w);
+    }
+    n = fill();
   }
   ::close(fd);
-  if (written != data.size()) {
+  if (write_failed) {
     return absl::UnavailableError(fmt::format("-: cannot write the temporary file {}", pattern));
   }
   return trace;
