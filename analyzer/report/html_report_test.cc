@@ -5,6 +5,7 @@
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/report/html_charts.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/report_fixture.h"
 #include "gmock/gmock.h"
@@ -92,6 +93,26 @@ TEST(HtmlReport, TimelineMergesSlicesNarrowerThanAPixel) {
   EXPECT_THAT(page, HasSubstr("slices merged at this zoom"));
   // 3000 kernels, ops, launches and idle gaps in the step: about 2 MB unmerged.
   EXPECT_LT(page.size(), 400u * 1024) << page.size();
+}
+
+// A 1 GB trace holds thousands of steps: the per-step charts draw slots of
+// consecutive steps (their means) so the page does not grow with the run.
+TEST(HtmlCharts, LongRunsAreDrawnInSlotsOfSteps) {
+  std::vector<html::BreakdownBar> bars;
+  for (int i = 0; i < 1000; ++i) {
+    html::BreakdownBar bar;
+    bar.number = i + 1;
+    bar.step_ns = (i == 500 ? 40 : 10) * kNsPerMs;
+    bar.breakdown_ns[static_cast<int>(StepCategory::kKernel)] = bar.step_ns;
+    bars.push_back(bar);
+  }
+  std::string svg = html::BreakdownBarChart("long", "long run", bars);
+  EXPECT_EQ(Count(svg, "<g class=\"bar"), html::kMaxChartSlots);
+  EXPECT_THAT(svg, HasSubstr("<title>steps #1-#5 (mean of 5): Kernel 10.000 ms"));
+  // The slot holding the slow step is marked, and the mark names the step.
+  EXPECT_EQ(Count(svg, "class=\"outlier-mark\""), 1u);
+  EXPECT_THAT(svg, HasSubstr("step #501 took 40.000 ms"));
+  EXPECT_LT(svg.size(), 64u * 1024) << svg.size();
 }
 
 TEST(HtmlReport, SeveralRanksGetTheRankChart) {
