@@ -238,6 +238,13 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
     return;
   }
   MetricsTable(out, m);
+  if (m.steps.size() > html::kMaxChartSlots) {
+    out += fmt::format("<p class=\"note\">{} steps: each bar and point below is the mean of "
+                       "{} consecutive steps (hover names them); a red mark flags a bar holding "
+                       "an outlier step.</p>\n",
+                       m.steps.size(),
+                       (m.steps.size() + html::kMaxChartSlots - 1) / html::kMaxChartSlots);
+  }
   size_t device_pos = BusiestDevice(m);
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device));

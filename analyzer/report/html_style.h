@@ -74,6 +74,8 @@ tr.unchanged td { color: #6b7385; }
   details::details-content { content-visibility: visible; display: block; }
   details > summary { list-style: none; }
   details.finding, svg.chart, table.data tr, .pair > div, .verdict { break-inside: avoid; }
+  /* A page is narrower than the screen's breakpoint: keep the runs side by side. */
+  .pair { grid-template-columns: 1fr 1fr; }
   h2, h3 { break-after: avoid; }
   .verdict, .sev, .chg, .share, .dbar, .legend i { print-color-adjust: exact;
                                                    -webkit-print-color-adjust: exact; }
