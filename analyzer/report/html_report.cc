@@ -1,6 +1,7 @@
 #include "analyzer/report/html_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
@@ -32,9 +33,8 @@ std::string VerdictHtml(const ReportInput& in) {
   Verdict verdict = ComputeVerdict(in);
   std::string out = "<b>" + E(verdict.line) + "</b>";
   if (!verdict.judgeable && NoRankHasSteadyStep(in)) {
-    out += "<br>No steady step: the profiled window is warm-up, capture or compile only, so no "
-           "per-step claim is made; its one-time costs are among the findings. Profile after "
-           "warm-up: <code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>.";
+    out += "<br>Its one-time costs are among the findings. Profile after warm-up: "
+           "<code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>.";
   }
   if (in.findings.empty()) {
     out += in.not_judged.empty() ? "<br>No findings: nothing in the analysed steps wastes GPU "
@@ -298,14 +298,26 @@ void TimelineSection(std::string& out, const ReportInput& in) {
       in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[worst->rank_pos],
                                                              worst->rank_pos))
                           : "";
-  std::string left_out = NotSteadySteps(ctx);
+  std::string what;
+  if (ctx.steps().from_markers) {
+    std::string left_out = NotSteadySteps(ctx);
+    what = fmt::format("step #{} ({}), the longest steady step{}", step.number,
+                       Dur(step.duration_ns()),
+                       left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")");
+  } else {
+    what = fmt::format("the profiled window ({}; the trace has no step markers{})",
+                       Dur(step.duration_ns()),
+                       ctx.step_phase().window_steady_start_ns >= 0
+                           ? ", drawn from where its start-up work ends"
+                           : "");
+  }
+  if (who.empty()) what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
   out += fmt::format(
-      "<p class=\"note\">{}step #{} ({}), the longest steady step{}. Device streams, each "
-      "device's idle gaps coloured by cause, and host threads; the yellow bands are the time "
-      "ranges findings point at (number = finding), copies and collectives inside them are "
-      "outlined. Hover for names and times.</p>\n",
-      who, step.number, Dur(step.duration_ns()),
-      left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")");
+      "<p class=\"note\">{}{}. Device streams, each device's idle gaps coloured by cause, and "
+      "host threads; the yellow bands are the time ranges findings point at (number = "
+      "finding), copies and collectives inside them are outlined. Hover for names and "
+      "times.</p>\n",
+      who, what);
   out += html::StepTimeline(in, *worst);
   out += html::IdleCauseLegend();
 }
