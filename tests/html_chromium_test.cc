@@ -1,7 +1,8 @@
 // The HTML report as a browser shows it: headless Chromium opens the page of
-// a corpus trace and of a trace with hostile names, a small check script
-// (added to a copy of the page, never to the report) writes what rendered
-// into the DOM, and --dump-dom hands it back. Screenshots go to the build
+// a corpus trace, of a trace with hostile names and the diff page of two
+// corpus runs; a small check script (added to a copy of the page, never to
+// the report) writes what rendered into the DOM, and --dump-dom hands it
+// back. Screenshots, and the corpus pages printed to PDF, go to the build
 // directory. Without Chromium the tests skip with the reason, except under
 // CI=true, where they fail (contract.md, "Dependencies: build vs test").
 
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "analyzer/cli/analyze_command.h"
+#include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/report_fixture.h"
@@ -101,6 +103,17 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
   r.timeline=box('#timeline');
   r.timeline_rects=document.querySelectorAll('#timeline rect').length;
   r.kernels_rows=document.querySelectorAll('table.kernels tr').length;
+  r.shift=box('#shift');
+  r.steps_base=box('#steps-base');
+  r.steps_new=box('#steps-new');
+  r.mean_breakdown=box('#mean-breakdown');
+  r.steps_base_rects=document.querySelectorAll('#steps-base rect').length;
+  r.steps_new_rects=document.querySelectorAll('#steps-new rect').length;
+  function top(sel){var e=document.querySelector(sel);
+    return e?Math.round(e.getBoundingClientRect().top):-1;}
+  r.steps_tops=[top('#steps-base'),top('#steps-new')];
+  r.metrics_diff_rows=document.querySelectorAll('table.metrics-diff tr').length;
+  r.findings_diff_rows=document.querySelectorAll('table.findings-diff tr').length;
   r.images=document.querySelectorAll('img').length;
   r.title=document.title;
   r.text=document.body.textContent;
@@ -109,9 +122,10 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
 })();</script>)js";
 
 // Renders `html` in Chromium and returns the check script's findings as
-// JSON text (empty when Chromium produced none), plus a screenshot.
+// JSON text (empty when Chromium produced none), plus a screenshot and,
+// with `pdf`, the page printed to PDF (the print stylesheet).
 std::string RenderAndCheck(const std::string& chromium, const std::string& html,
-                           const std::string& name) {
+                           const std::string& name, bool pdf = false) {
   fs::path dir = BinaryDir() / "html_report";
   fs::create_directories(dir);
   fs::path page = dir / (name + ".html");
@@ -130,6 +144,11 @@ std::string RenderAndCheck(const std::string& chromium, const std::string& html,
                                            fs::absolute(checked_page).string()));
   Run(base + fmt::format("--window-size=1280,3200 --screenshot='{}' 'file://{}' >/dev/null 2>&1",
                          (dir / (name + ".png")).string(), fs::absolute(page).string()));
+  if (pdf) {
+    Run(base + fmt::format("--no-pdf-header-footer --print-to-pdf='{}' 'file://{}' "
+                           ">/dev/null 2>&1",
+                           (dir / (name + ".pdf")).string(), fs::absolute(page).string()));
+  }
   size_t start = dom.find("<pre id=\"tl-check\">");
   if (start == std::string::npos) return "";
   start += 19;
@@ -155,7 +174,7 @@ TEST(HtmlChromium, CorpusTracePageRendersFindingsChartsAndTimeline) {
   args.format = "html";
   std::ostringstream out, err;
   ASSERT_EQ(RunAnalyze(args, out, err), kExitOk) << err.str();
-  std::string json = RenderAndCheck(*chromium, out.str(), "resnet50_num_workers_0");
+  std::string json = RenderAndCheck(*chromium, out.str(), "resnet50_num_workers_0", true);
   ASSERT_FALSE(json.empty()) << "chromium printed no check results";
   simdjson::dom::parser parser;
   simdjson::dom::element r;
@@ -174,6 +193,51 @@ TEST(HtmlChromium, CorpusTracePageRendersFindingsChartsAndTimeline) {
   std::string_view text = r["text"].get_string();
   EXPECT_NE(text.find("waiting for the DataLoader"), std::string_view::npos);
   EXPECT_TRUE(fs::exists(BinaryDir() / "html_report" / "resnet50_num_workers_0.png"));
+  // The print stylesheet gives a PDF (findings expanded, charts unsplit).
+  fs::path pdf = BinaryDir() / "html_report" / "resnet50_num_workers_0.pdf";
+  ASSERT_TRUE(fs::exists(pdf));
+  std::ifstream in(pdf, std::ios::binary);
+  std::string magic(5, '\0');
+  in.read(magic.data(), 5);
+  EXPECT_EQ(magic, "%PDF-");
+  EXPECT_GT(fs::file_size(pdf), 20u * 1024);
+}
+
+TEST(HtmlChromium, CorpusDiffPageShowsBothRunsSideBySide) {
+  fs::path samples = CorpusDir() / "pytorch__kineto/tb_plugin/samples";
+  fs::path w0 = samples / "resnet50_profiler_api_num_workers_0";
+  fs::path w4 = samples / "resnet50_profiler_api_num_workers_4";
+  if (!fs::exists(w0) || !fs::exists(w4)) GTEST_SKIP() << "corpus not found at " << samples;
+  REQUIRE_CHROMIUM(chromium);
+  DiffArgs args;
+  args.base = w0.string();
+  args.next = w4.string();
+  args.format = "html";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunDiffCommand(args, out, err), kExitOk) << err.str();
+  std::string json = RenderAndCheck(*chromium, out.str(), "diff_resnet50_workers_0_vs_4", true);
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << simdjson::minify(r["errors"]);
+  for (const char* box : {"verdict", "shift", "steps_base", "steps_new", "mean_breakdown"}) {
+    simdjson::dom::array wh = r[box].get_array();
+    EXPECT_GT(wh.at(0).get_int64().value(), 100) << box;
+    EXPECT_GT(wh.at(1).get_int64().value(), 20) << box;
+  }
+  // Side by side: the two step charts start on one line, each half the page.
+  simdjson::dom::array tops = r["steps_tops"].get_array();
+  EXPECT_EQ(tops.at(0).get_int64().value(), tops.at(1).get_int64().value());
+  EXPECT_LT(r["steps_base"].get_array().at(0).get_int64().value(), 700);
+  EXPECT_GE(r["steps_base_rects"].get_int64().value(), 6);
+  EXPECT_GE(r["steps_new_rects"].get_int64().value(), 6);
+  EXPECT_EQ(r["metrics_diff_rows"].get_int64().value(), 11);  // header + 10 metrics
+  EXPECT_GE(r["findings_diff_rows"].get_int64().value(), 2);
+  std::string_view text = r["text"].get_string();
+  EXPECT_NE(text.find("beyond noise"), std::string_view::npos);
+  EXPECT_NE(text.find("removed"), std::string_view::npos);
+  EXPECT_TRUE(fs::exists(BinaryDir() / "html_report" / "diff_resnet50_workers_0_vs_4.pdf"));
 }
 
 TEST(HtmlChromium, HostileNamesRenderAsText) {

@@ -8,6 +8,7 @@
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/report/diff.h"
+#include "analyzer/report/diff_html.h"
 #include "analyzer/report/diff_report.h"
 #include "fmt/format.h"
 #include "rules/all_rules.h"
@@ -58,8 +59,10 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineO
 }
 
 int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
-  if (args.format != "text" && args.format != "markdown" && args.format != "json") {
-    err << "tracelint: --format must be text, markdown or json, not '" << args.format << "'\n";
+  if (args.format != "text" && args.format != "markdown" && args.format != "json" &&
+      args.format != "html") {
+    err << "tracelint: --format must be text, markdown, json or html, not '" << args.format
+        << "'\n";
     return kExitUsage;
   }
   for (const std::string& input : {args.base, args.next}) {
@@ -100,6 +103,7 @@ int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
   }
   std::string text = args.format == "json"       ? RenderDiffJson(*diff)
                      : args.format == "markdown" ? RenderDiffMarkdown(*diff)
+                     : args.format == "html"     ? RenderDiffHtml(*diff)
                                                  : RenderDiffText(*diff);
   if (absl::Status s = WriteReport(text, args.output, out); !s.ok()) {
     err << "tracelint: " << s.message() << "\n";

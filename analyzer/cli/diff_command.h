@@ -14,7 +14,7 @@ namespace tracelint {
 struct DiffArgs {
   std::string base;  // a trace, a run directory or a saved JSON report
   std::string next;
-  std::string format = "text";  // text | markdown | json
+  std::string format = "text";  // text | markdown | json | html
   std::string output;           // empty: stdout
   int rank = -1;                // -1: the worst rank of each run
   int top_n = 10;               // kernels and ops listed

@@ -112,6 +112,14 @@ TEST(DiffCommand, FixedBottleneckRemovesTheFindingAndImprovesBeyondNoise) {
   EXPECT_THAT(r.out, ::testing::ContainsRegex("step time -[0-9.]+% [^\n]*beyond noise"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex("breakdown.data_loader [^\n]*beyond noise"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex("removed +gpu-idle-gaps / data_loader"));
+  // The HTML page says the same: faster beyond noise, the finding removed.
+  args.format = "html";
+  r = Diff(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("<div class=\"verdict better\" id=\"verdict\">"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "chg-removed\">removed</span></td><td class=\"name\"><code>"
+                         "gpu-idle-gaps / data_loader</code>"));
 }
 
 TEST(DiffCommand, TooFewStepsSaysSoAndCannotGate) {

@@ -170,8 +170,9 @@ int main(int argc, char** argv) {
   diff->add_option("base", d.base, "trace, run directory or JSON report (--format json)")
       ->required();
   diff->add_option("new", d.next, "trace, run directory or JSON report")->required();
-  diff->add_option("--format", d.format, "output format: text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  diff->add_option("--format", d.format,
+                   "output format: text, markdown, json or html (one self-contained page)")
+      ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
   diff->add_option("-o,--output", d.output, "write the diff to this file");
   diff->add_option("--rank", d.rank, "compare this rank of both runs (default: the worst)")
       ->check(AtLeast(0));

@@ -167,6 +167,8 @@ absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
   d.new_label = next.label;
   d.base_rank = b.rank;
   d.new_rank = n.rank;
+  d.base_steps = b.steady_steps;
+  d.new_steps = n.steady_steps;
   d.metrics.push_back(Compare("step_time", false, b, n,
                               [](const DiffStep& s, int) { return double(s.step_ns); }, 0));
   d.metrics.push_back(Compare("gpu_utilization", true, b, n,

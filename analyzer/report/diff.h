@@ -59,6 +59,9 @@ struct RunDiff {
   std::vector<FindingChange> findings;   // added, removed, changed; then unchanged
   std::vector<NamedDelta> kernels;       // largest |delta| first, non-zero only, top_n
   std::vector<NamedDelta> ops;
+  // The compared ranks' steady steps (the samples), for per-step charts.
+  std::vector<DiffStep> base_steps;
+  std::vector<DiffStep> new_steps;
   // Step-time change relative to the base median, in percent: the shift and
   // its 95% interval (meaningful when judged).
   double step_change_pct = 0;

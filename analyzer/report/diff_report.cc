@@ -1,14 +1,31 @@
-// `tracelint diff` as text, Markdown and JSON. All three show the same
-// numbers from one RunDiff; the Markdown is meant for a PR comment.
+// `tracelint diff` as text, Markdown and JSON (HTML: diff_html.cc). All show
+// the same numbers from one RunDiff, in the words of diff_format.h; the
+// Markdown is meant for a PR comment.
 
 #include "analyzer/report/diff_report.h"
 
 #include <cmath>
 
+#include "analyzer/report/diff_format.h"
 #include "fmt/format.h"
 
 namespace tracelint {
 namespace {
+
+using diff_format::CountFindings;
+using diff_format::Delta;
+using diff_format::FindingCounts;
+using diff_format::FindingName;
+using diff_format::FindingTimes;
+using diff_format::GateLine;
+using diff_format::MetricLabel;
+using diff_format::NoiseVerdict;
+using diff_format::PValue;
+using diff_format::ShiftCell;
+using diff_format::SignedDur;
+using diff_format::SignedPct;
+using diff_format::TooFewLine;
+using diff_format::Value;
 
 constexpr size_t kNameWidth = 80;
 
@@ -25,101 +42,6 @@ std::string MdCell(std::string_view s) {
     out += c == '`' ? '\'' : c;
   }
   return out;
-}
-
-std::string SignedDur(double ns) {
-  TimeNs v = std::llround(ns);
-  return (v > 0 ? "+" : "") + FormatDurationNs(v);
-}
-
-std::string SignedPct(double pct) { return fmt::format("{:+.1f}%", pct); }
-
-// A metric value: ns as a duration, shares in percent.
-std::string Value(const MetricDiff& m, double v) {
-  return m.is_share ? fmt::format("{:.1f}%", 100 * v) : FormatDurationNs(std::llround(v));
-}
-std::string Delta(const MetricDiff& m, double v) {
-  return m.is_share ? fmt::format("{:+.1f} pt", 100 * v) : SignedDur(v);
-}
-
-std::string MetricLabel(const MetricDiff& m) {
-  if (m.name == "step_time") return "step time";
-  if (m.name == "gpu_utilization") return "GPU utilization";
-  return m.name;  // breakdown.<category>
-}
-
-std::string Verdict(const SampleComparison& c) {
-  if (!c.judged) return "too few steps";
-  return c.beyond_noise ? "beyond noise" : "within noise";
-}
-
-std::string ShiftCell(const MetricDiff& m) {
-  const SampleComparison& c = m.comparison;
-  if (!c.judged) return Delta(m, c.median_new - c.median_base) + " (medians)";
-  return fmt::format("{} [{} .. {}]", Delta(m, c.shift.estimate), Delta(m, c.shift.low),
-                     Delta(m, c.shift.high));
-}
-
-std::string PValue(const SampleComparison& c) {
-  if (!c.judged) return "-";
-  return fmt::format("{:.3g}{}", c.test.p_value, c.test.exact ? "" : " (normal)");
-}
-
-std::string TooFewLine(const RunDiff& d) {
-  const SampleComparison& c = d.step_time().comparison;
-  return fmt::format(
-      "too few steps to judge noise ({} and {} steady steps; {} needed on each side): medians "
-      "compared only, nothing is claimed significant",
-      c.n_base, c.n_new, kMinSamplesToJudgeNoise);
-}
-
-std::string GateLine(const RunDiff& d) {
-  if (d.fail_on_regression_pct < 0) return "";
-  if (!d.gate_evaluated) {
-    return fmt::format("--fail-on-regression {}%: not evaluated, too few steps to judge noise",
-                       d.fail_on_regression_pct);
-  }
-  return fmt::format("--fail-on-regression {}%: {} (lower bound of the step-time change {})",
-                     d.fail_on_regression_pct, d.gate_tripped ? "TRIPPED" : "not tripped",
-                     SignedPct(d.step_change_low_pct));
-}
-
-std::string FindingName(const FindingChange& c) {
-  const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
-  return fmt::format("{} / {}", f.rule_id, f.cause);
-}
-
-std::string FindingTimes(const FindingChange& c) {
-  const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
-  bool one_time = c.base.one_time_ns > 0 || c.next.one_time_ns > 0;
-  auto value = [&](const DiffFinding& x) {
-    return one_time ? FormatDurationNs(x.one_time_ns) + " once"
-                    : FormatDurationNs(x.recoverable_ns_per_step) + "/step";
-  };
-  switch (c.kind) {
-    case FindingChangeKind::kAdded:
-    case FindingChangeKind::kRemoved: return value(f);
-    default:
-      return fmt::format("{} -> {} ({})", value(c.base), value(c.next),
-                         one_time ? SignedDur(c.delta_one_time_ns)
-                                  : SignedDur(c.delta_ns_per_step));
-  }
-}
-
-struct Counts {
-  int added = 0, removed = 0, changed = 0, unchanged = 0;
-};
-Counts CountFindings(const RunDiff& d) {
-  Counts n;
-  for (const FindingChange& c : d.findings) {
-    switch (c.kind) {
-      case FindingChangeKind::kAdded: ++n.added; break;
-      case FindingChangeKind::kRemoved: ++n.removed; break;
-      case FindingChangeKind::kChanged: ++n.changed; break;
-      case FindingChangeKind::kUnchanged: ++n.unchanged; break;
-    }
-  }
-  return n;
 }
 
 std::string SideLine(const std::string& label, int rank, const SampleComparison& c, bool base) {
@@ -183,10 +105,10 @@ std::string RenderDiffText(const RunDiff& d) {
                        Value(m, c.median_base),
                        Value(m, c.p10_base) + " .. " + Value(m, c.p90_base),
                        Value(m, c.median_new), Value(m, c.p10_new) + " .. " + Value(m, c.p90_new),
-                       ShiftCell(m), PValue(c), Verdict(c));
+                       ShiftCell(m), PValue(c), NoiseVerdict(c));
   }
 
-  Counts n = CountFindings(d);
+  FindingCounts n = CountFindings(d);
   out += fmt::format("\nFindings: {} added, {} removed, {} changed, {} unchanged\n", n.added,
                      n.removed, n.changed, n.unchanged);
   for (const FindingChange& c : d.findings) {
@@ -215,9 +137,9 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
     out += fmt::format("| {} | {} | {} .. {} | {} | {} .. {} | {} | {} | {} |\n", MetricLabel(m),
                        Value(m, c.median_base), Value(m, c.p10_base), Value(m, c.p90_base),
                        Value(m, c.median_new), Value(m, c.p10_new), Value(m, c.p90_new),
-                       ShiftCell(m), PValue(c), Verdict(c));
+                       ShiftCell(m), PValue(c), NoiseVerdict(c));
   }
-  Counts n = CountFindings(d);
+  FindingCounts n = CountFindings(d);
   out += fmt::format("\n**Findings:** {} added, {} removed, {} changed, {} unchanged\n", n.added,
                      n.removed, n.changed, n.unchanged);
   if (n.added + n.removed + n.changed > 0) {

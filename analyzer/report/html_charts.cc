@@ -19,8 +19,7 @@ constexpr std::array<std::string_view, kStepCategoryCount> kCategoryLabels = {
 constexpr std::array<std::string_view, 6> kLineColors = {"#4e79a7", "#e15759", "#59a14f",
                                                          "#f28e2b", "#b07aa1", "#76b7b2"};
 
-// Chart geometry in SVG user units; the SVG scales to the page width.
-constexpr double kWidth = 960;
+constexpr double kWidth = kChartWidth;
 constexpr double kLeft = 70;
 constexpr double kRight = 16;
 constexpr double kTop = 18;
@@ -28,50 +27,78 @@ constexpr double kBottom = 34;
 
 std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
 
-std::string OpenSvg(std::string_view id, double height, std::string_view label) {
-  return fmt::format(
-      "<svg class=\"chart\" id=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
-      "aria-label=\"{}\" preserveAspectRatio=\"xMinYMin meet\">\n",
-      id, kWidth, height, EscapeHtml(label));
-}
-
 // Horizontal grid lines with labels at 0, 1/2 and the maximum.
-std::string YAxis(double plot_h, const std::array<std::string, 3>& labels) {
+std::string YAxis(double plot_h, const std::array<std::string, 3>& labels,
+                  double width = kWidth) {
   std::string out;
   for (int i = 0; i < 3; ++i) {
     double y = kTop + plot_h - plot_h * i / 2.0;
     out += fmt::format(
         "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>"
         "<text class=\"axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
-        kLeft, kWidth - kRight, y, y, kLeft - 6, y + 4, labels[i]);
+        kLeft, width - kRight, y, y, kLeft - 6, y + 4, labels[i]);
   }
   return out;
 }
 
-TimeNs MedianStepNs(const StepMetrics& m) {
+// Consecutive steps [begin, end) drawn as one bar or point.
+struct Slot {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+std::vector<Slot> Slots(size_t n) {
+  const size_t per_slot = std::max<size_t>(1, (n + kMaxChartSlots - 1) / kMaxChartSlots);
+  std::vector<Slot> slots;
+  for (size_t b = 0; b < n; b += per_slot) slots.push_back({b, std::min(n, b + per_slot)});
+  return slots;
+}
+
+// "step #7", or "steps #7-#12 (mean of 6)" for a slot of several.
+std::string SlotName(const std::vector<int64_t>& numbers, const Slot& slot) {
+  if (slot.end - slot.begin == 1) return fmt::format("step #{}", numbers[slot.begin]);
+  return fmt::format("steps #{}-#{} (mean of {})", numbers[slot.begin], numbers[slot.end - 1],
+                     slot.end - slot.begin);
+}
+
+TimeNs MedianStepNs(const std::vector<BreakdownBar>& bars) {
   std::vector<TimeNs> d;
-  for (const StepRow& r : m.steps) d.push_back(r.end_ns - r.start_ns);
+  for (const BreakdownBar& b : bars) d.push_back(b.step_ns);
   if (d.empty()) return 0;
   std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
   return d[d.size() / 2];
 }
 
-// Every k-th step number under the bars, so labels never overlap.
-std::string StepLabels(const StepMetrics& m, double plot_w, double y) {
+// Every k-th slot's first step number under the bars, so labels never overlap.
+std::string StepLabels(const std::vector<int64_t>& numbers, const std::vector<Slot>& slots,
+                       double plot_w, double y) {
   std::string out;
-  size_t n = m.steps.size();
+  size_t n = slots.size();
   size_t every = std::max<size_t>(1, (n * 40 + static_cast<size_t>(plot_w) - 1) /
                                          static_cast<size_t>(plot_w));
   for (size_t i = 0; i < n; i += every) {
     double x = kLeft + plot_w * (i + 0.5) / n;
     out += fmt::format("<text class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" "
                        "text-anchor=\"middle\">#{}</text>",
-                       x, y, m.steps[i].number);
+                       x, y, numbers[slots[i].begin]);
   }
   return out + "\n";
 }
 
+std::vector<int64_t> StepNumbers(const StepMetrics& m) {
+  std::vector<int64_t> numbers;
+  for (const StepRow& r : m.steps) numbers.push_back(r.number);
+  return numbers;
+}
+
 }  // namespace
+
+std::string OpenSvg(std::string_view id, double height, std::string_view label, double width) {
+  return fmt::format(
+      "<svg class=\"chart\" id=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
+      "aria-label=\"{}\" preserveAspectRatio=\"xMinYMin meet\">\n",
+      EscapeHtml(id), width, height, EscapeHtml(label));
+}
 
 std::string_view CategoryColor(int category) { return kCategoryColors[category]; }
 std::string_view CategoryLabel(int category) { return kCategoryLabels[category]; }
@@ -86,57 +113,92 @@ std::string CategoryLegend() {
   return out + "</div>\n";
 }
 
-std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos) {
-  if (m.steps.empty()) return "";
+std::string BreakdownBarChart(std::string_view id, std::string_view label,
+                              const std::vector<BreakdownBar>& bars, TimeNs max_ns,
+                              double width) {
+  if (bars.empty()) return "";
   const double height = 240;
   const double plot_h = height - kTop - kBottom;
-  const double plot_w = kWidth - kLeft - kRight;
-  TimeNs max_ns = 1;
-  for (const StepRow& r : m.steps) max_ns = std::max(max_ns, r.end_ns - r.start_ns);
-  TimeNs median_ns = MedianStepNs(m);
-  int device = device_pos < m.summary.size() ? m.summary[device_pos].device : -1;
-  std::string out = OpenSvg(fmt::format("breakdown-{}", device_pos), height,
-                            fmt::format("step breakdown per step, {}", DeviceLabel(device)));
-  out += YAxis(plot_h, {"0", Dur(max_ns / 2), Dur(max_ns)});
-  size_t n = m.steps.size();
-  double slot = plot_w / n;
-  double bar_w = std::max(0.5, slot * 0.8);
-  for (size_t i = 0; i < n; ++i) {
-    const StepRow& row = m.steps[i];
-    const DeviceMetrics* d = nullptr;
-    for (const DeviceMetrics& dm : row.devices) {
-      if (dm.device == device) d = &dm;
+  const double plot_w = width - kLeft - kRight;
+  std::vector<int64_t> numbers;
+  for (const BreakdownBar& b : bars) numbers.push_back(b.number);
+  // Each slot's mean breakdown and its slowest step.
+  struct Drawn {
+    TimeNs step_ns = 0;
+    std::array<TimeNs, kStepCategoryCount> breakdown_ns{};
+    size_t slowest = 0;
+  };
+  const std::vector<Slot> slots = Slots(bars.size());
+  std::vector<Drawn> drawn;
+  TimeNs tallest_ns = 1;
+  for (const Slot& slot : slots) {
+    Drawn d;
+    d.slowest = slot.begin;
+    const TimeNs count = static_cast<TimeNs>(slot.end - slot.begin);
+    for (size_t i = slot.begin; i < slot.end; ++i) {
+      d.step_ns += bars[i].step_ns;
+      for (int c = 0; c < kStepCategoryCount; ++c) d.breakdown_ns[c] += bars[i].breakdown_ns[c];
+      if (bars[i].step_ns > bars[d.slowest].step_ns) d.slowest = i;
     }
-    TimeNs step_ns = row.end_ns - row.start_ns;
-    double x = kLeft + slot * i + (slot - bar_w) / 2;
-    bool outlier = median_ns > 0 && step_ns >= kOutlierFactor * median_ns;
+    d.step_ns /= count;
+    for (TimeNs& v : d.breakdown_ns) v /= count;
+    tallest_ns = std::max(tallest_ns, d.step_ns);
+    drawn.push_back(d);
+  }
+  if (max_ns <= 0) max_ns = tallest_ns;
+  const TimeNs median_ns = MedianStepNs(bars);
+  std::string out = OpenSvg(id, height, label, width);
+  out += YAxis(plot_h, {"0", Dur(max_ns / 2), Dur(max_ns)}, width);
+  const size_t n = slots.size();
+  const double slot_w = plot_w / n;
+  const double bar_w = std::max(0.5, slot_w * 0.8);
+  for (size_t i = 0; i < n; ++i) {
+    const Drawn& d = drawn[i];
+    const std::string name = SlotName(numbers, slots[i]);
+    const BreakdownBar& slowest = bars[d.slowest];
+    const double x = kLeft + slot_w * i + (slot_w - bar_w) / 2;
+    const bool outlier = median_ns > 0 && slowest.step_ns >= kOutlierFactor * median_ns;
     out += fmt::format("<g class=\"bar{}\">", outlier ? " outlier" : "");
     double y = kTop + plot_h;
-    if (d != nullptr) {
-      for (int c = 0; c < kStepCategoryCount; ++c) {
-        TimeNs v = d->breakdown_ns[c];
-        if (v <= 0) continue;
-        double h = plot_h * static_cast<double>(v) / max_ns;
-        y -= h;
-        out += fmt::format(
-            "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\">"
-            "<title>step #{}: {} {} ({:.1f}% of {})</title></rect>",
-            x, y, bar_w, h, kCategoryColors[c], row.number, kCategoryLabels[c], Dur(v),
-            100.0 * v / std::max<TimeNs>(1, step_ns), Dur(step_ns));
-      }
+    for (int c = 0; c < kStepCategoryCount; ++c) {
+      TimeNs v = d.breakdown_ns[c];
+      if (v <= 0) continue;
+      double h = plot_h * static_cast<double>(v) / max_ns;
+      y -= h;
+      out += fmt::format(
+          "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\">"
+          "<title>{}: {} {} ({:.1f}% of {})</title></rect>",
+          x, y, bar_w, h, kCategoryColors[c], name, kCategoryLabels[c], Dur(v),
+          100.0 * v / std::max<TimeNs>(1, d.step_ns), Dur(d.step_ns));
     }
     if (outlier) {
-      double top = kTop + plot_h - plot_h * static_cast<double>(step_ns) / max_ns;
+      double top = kTop + plot_h - plot_h * static_cast<double>(d.step_ns) / max_ns;
       out += fmt::format(
           "<path class=\"outlier-mark\" d=\"M{:.2f} {:.2f} l-5 -9 h10 z\">"
           "<title>step #{} took {}, {:.1f}x the median step ({})</title></path>",
-          x + bar_w / 2, top - 1, row.number, Dur(step_ns),
-          static_cast<double>(step_ns) / median_ns, Dur(median_ns));
+          x + bar_w / 2, top - 1, slowest.number, Dur(slowest.step_ns),
+          static_cast<double>(slowest.step_ns) / median_ns, Dur(median_ns));
     }
     out += "</g>\n";
   }
-  out += StepLabels(m, plot_w, height - 12);
+  out += StepLabels(numbers, slots, plot_w, height - 12);
   return out + "</svg>\n";
+}
+
+std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos) {
+  int device = device_pos < m.summary.size() ? m.summary[device_pos].device : -1;
+  std::vector<BreakdownBar> bars;
+  for (const StepRow& row : m.steps) {
+    BreakdownBar bar;
+    bar.number = row.number;
+    bar.step_ns = row.end_ns - row.start_ns;
+    for (const DeviceMetrics& dm : row.devices) {
+      if (dm.device == device) bar.breakdown_ns = dm.breakdown_ns;
+    }
+    bars.push_back(bar);
+  }
+  return BreakdownBarChart(fmt::format("breakdown-{}", device_pos),
+                           fmt::format("step breakdown per step, {}", DeviceLabel(device)), bars);
 }
 
 std::string UtilizationChart(const StepMetrics& m) {
@@ -146,24 +208,37 @@ std::string UtilizationChart(const StepMetrics& m) {
   const double plot_w = kWidth - kLeft - kRight;
   std::string out = OpenSvg("utilization", height, "GPU utilization per step and device");
   out += YAxis(plot_h, {"0%", "50%", "100%"});
-  size_t n = m.steps.size();
+  const std::vector<int64_t> numbers = StepNumbers(m);
+  const std::vector<Slot> slots = Slots(m.steps.size());
+  const size_t n = slots.size();
   for (size_t dpos = 0; dpos < m.summary.size(); ++dpos) {
     int device = m.summary[dpos].device;
     std::string_view color = kLineColors[dpos % kLineColors.size()];
     std::string points;
     std::string dots;
     for (size_t i = 0; i < n; ++i) {
-      for (const DeviceMetrics& d : m.steps[i].devices) {
-        if (d.device != device) continue;
-        double x = kLeft + plot_w * (i + 0.5) / n;
-        double y = kTop + plot_h * (1 - std::clamp(d.gpu_utilization, 0.0, 1.0));
-        points += fmt::format("{:.1f},{:.1f} ", x, y);
-        dots += fmt::format(
-            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}, step #{}: "
-            "GPU utilization {:.1f}%, busy incl. copies {:.1f}%</title></circle>",
-            x, y, color, DeviceLabel(device), m.steps[i].number, 100 * d.gpu_utilization,
-            100 * d.busy_including_copies);
+      // The slot's mean over the steps where the device has metrics.
+      double utilization = 0, busy = 0;
+      int count = 0;
+      for (size_t s = slots[i].begin; s < slots[i].end; ++s) {
+        for (const DeviceMetrics& d : m.steps[s].devices) {
+          if (d.device != device) continue;
+          utilization += d.gpu_utilization;
+          busy += d.busy_including_copies;
+          ++count;
+        }
       }
+      if (count == 0) continue;
+      utilization /= count;
+      busy /= count;
+      double x = kLeft + plot_w * (i + 0.5) / n;
+      double y = kTop + plot_h * (1 - std::clamp(utilization, 0.0, 1.0));
+      points += fmt::format("{:.1f},{:.1f} ", x, y);
+      dots += fmt::format(
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}, {}: "
+          "GPU utilization {:.1f}%, busy incl. copies {:.1f}%</title></circle>",
+          x, y, n > 60 ? 1.5 : 3, color, DeviceLabel(device), SlotName(numbers, slots[i]),
+          100 * utilization, 100 * busy);
     }
     out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
                        "points=\"{}\"/>{}\n",
@@ -171,7 +246,7 @@ std::string UtilizationChart(const StepMetrics& m) {
     out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" fill=\"{}\">&#9632; {}</text>\n",
                        kLeft + 8 + 80 * dpos, kTop - 4, color, DeviceLabel(device));
   }
-  out += StepLabels(m, plot_w, height - 12);
+  out += StepLabels(numbers, slots, plot_w, height - 12);
   return out + "</svg>\n";
 }
 

@@ -6,8 +6,11 @@
 // Hover texts are SVG <title> elements (the browser's own tooltip). Every
 // string from the trace goes through EscapeHtml.
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/report/report.h"
@@ -20,6 +23,36 @@ std::string_view CategoryLabel(int category);
 
 // A step is an outlier when it is this many times the median step or more.
 inline constexpr double kOutlierFactor = 1.5;
+
+// Chart geometry in SVG user units; the SVG scales to the page width.
+inline constexpr double kChartWidth = 960;
+
+// Per-step charts draw at most this many bars or points: a longer run is
+// drawn in slots of consecutive steps (their means, the slowest step named),
+// so the page stays small however many steps the trace holds.
+inline constexpr size_t kMaxChartSlots = 200;
+
+// `<svg class="chart" id=...>` with the viewBox of a chart `width` x
+// `height` units; `label` (escaped here) is its accessible name.
+std::string OpenSvg(std::string_view id, double height, std::string_view label,
+                    double width = kChartWidth);
+
+// One bar of a per-step breakdown chart.
+struct BreakdownBar {
+  int64_t number = -1;  // the step number shown under the bar
+  TimeNs step_ns = 0;
+  std::array<TimeNs, kStepCategoryCount> breakdown_ns{};
+};
+
+// Stacked bars of the step breakdown, one per step (per slot of steps past
+// kMaxChartSlots), scaled to `max_ns` (0: the tallest bar; two charts side
+// by side pass the same scale); a step at kOutlierFactor x the median of
+// these steps or more gets a red marker on its bar. `width` in SVG units: a
+// chart shown at half the page width passes about half, so its text stays
+// the size of the other charts'. Empty without bars.
+std::string BreakdownBarChart(std::string_view id, std::string_view label,
+                              const std::vector<BreakdownBar>& bars, TimeNs max_ns = 0,
+                              double width = kChartWidth);
 
 // Stacked bars of the step breakdown of summary device `device_pos`, one bar
 // per analysed step; outlier steps get a red marker. Empty without steps.

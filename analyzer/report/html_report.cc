@@ -1,8 +1,11 @@
 #include "analyzer/report/html_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/report/html_charts.h"
@@ -23,22 +26,31 @@ std::string OptPct(const std::optional<double>& share) {
   return share.has_value() ? Pct(*share) : std::string("n/a");
 }
 
-// The one line that says what bounds the run. Until the shared verdict
-// (contract.md, "The verdict line") is computed for every reporter, this is
-// the top finding; swapping in the shared computation changes only this call.
+// What bounds the run: the shared verdict (contract.md, "The verdict line"),
+// so this page says what text, Markdown, SARIF and JSON say; then the top
+// finding, which is where a reader goes next.
 std::string VerdictHtml(const ReportInput& in) {
+  Verdict verdict = ComputeVerdict(in);
+  std::string out = "<b>" + E(verdict.line) + "</b>";
+  if (!verdict.judgeable && NoRankHasSteadyStep(in)) {
+    out += "<br>Its one-time costs are among the findings. Profile after warm-up: "
+           "<code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>.";
+  }
   if (in.findings.empty()) {
-    return in.not_judged.empty() ? "No findings: nothing in the analysed steps wastes GPU time "
-                                   "beyond the rules' thresholds."
-                                 : "No findings; some rules could not judge this trace (below).";
+    out += in.not_judged.empty() ? "<br>No findings: nothing in the analysed steps wastes GPU "
+                                   "time beyond the rules' thresholds."
+                                 : "<br>No findings; some rules could not judge this trace "
+                                   "(below).";
+    return out;
   }
   const Finding& f = in.findings.front();
-  if (f.one_time_ns > 0 && f.recoverable_ns_per_step == 0) {
-    return fmt::format("Top finding: <b>{}</b> ({}, one-time cost {})", E(f.title), E(f.rule_id),
-                       Dur(f.one_time_ns));
-  }
-  return fmt::format("Top finding: <b>{}</b> ({}: up to {}/step, {} of step time)", E(f.title),
-                     E(f.rule_id), Dur(f.recoverable_ns_per_step), Pct(f.recoverable_share));
+  std::string cost = f.one_time_ns > 0 && f.recoverable_ns_per_step == 0
+                         ? fmt::format("one-time cost {}", Dur(f.one_time_ns))
+                         : fmt::format("up to {}/step, {} of step time",
+                                       Dur(f.recoverable_ns_per_step), Pct(f.recoverable_share));
+  return out + fmt::format("<br><span class=\"note\">Top finding: <a href=\"#finding-1\">{}"
+                           "</a> ({}: {})</span>",
+                           E(f.title), E(f.rule_id), cost);
 }
 
 void Header(std::string& out, const ReportInput& in) {
@@ -226,6 +238,13 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
     return;
   }
   MetricsTable(out, m);
+  if (m.steps.size() > html::kMaxChartSlots) {
+    out += fmt::format("<p class=\"note\">{} steps: each bar and point below is the mean of "
+                       "{} consecutive steps (hover names them); a red mark flags a bar holding "
+                       "an outlier step.</p>\n",
+                       m.steps.size(),
+                       (m.steps.size() + html::kMaxChartSlots - 1) / html::kMaxChartSlots);
+  }
   size_t device_pos = BusiestDevice(m);
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device));
@@ -236,25 +255,69 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   TopTables(out, m, in.options.top_n);
 }
 
+// The phases of a rank's steps that are not steady: "ProfilerStep#1
+// (warm-up), ProfilerStep#2 (compile)" or "the window (warm-up)".
+std::string NotSteadySteps(AnalysisContext& ctx) {
+  const StepSet& all = ctx.all_steps();
+  const StepPhaseSet& phase = ctx.step_phase();
+  std::string out;
+  for (size_t i = 0; i < all.steps.size() && i < phase.phases.size(); ++i) {
+    if (phase.phases[i] == StepPhase::kSteady) continue;
+    if (!out.empty()) out += ", ";
+    out += all.from_markers ? fmt::format("ProfilerStep#{} ({})", all.steps[i].number,
+                                          StepPhaseName(phase.phases[i]))
+                            : fmt::format("the window ({})", StepPhaseName(phase.phases[i]));
+  }
+  return out;
+}
+
 void TimelineSection(std::string& out, const ReportInput& in) {
   std::optional<html::WorstStep> worst = html::FindWorstStep(in);
-  out += "<h2 id=\"timeline-section\">Timeline of the worst step</h2>\n";
+  out += "<h2 id=\"timeline-section\">Timeline of the worst steady step</h2>\n";
   if (!worst.has_value()) {
-    out += "<p class=\"note\">No step to draw.</p>\n";
+    if (NoRankHasSteadyStep(in)) {
+      std::string phases;
+      for (size_t i = 0; i < in.contexts.size(); ++i) {
+        std::string who = in.contexts.size() > 1
+                              ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i))
+                              : "";
+        phases += (phases.empty() ? "" : "; ") + who + NotSteadySteps(*in.contexts[i]);
+      }
+      out += "<p class=\"note\" id=\"no-steady-step\">No steady step to draw: every step is "
+             "warm-up, capture or compile (" + E(phases) + "). Such a step shows start-up, not "
+             "the run, so none is drawn as if it were representative; <code>--annotate</code> "
+             "draws the findings on the whole trace for Perfetto UI.</p>\n";
+    } else {
+      out += "<p class=\"note\">No step to draw.</p>\n";
+    }
     return;
   }
-  const Step& step = in.contexts[worst->rank_pos]->steps().steps[worst->step_index];
+  AnalysisContext& ctx = *in.contexts[worst->rank_pos];
+  const Step& step = ctx.steps().steps[worst->step_index];
   std::string who =
       in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[worst->rank_pos],
                                                              worst->rank_pos))
                           : "";
+  std::string what;
+  if (ctx.steps().from_markers) {
+    std::string left_out = NotSteadySteps(ctx);
+    what = fmt::format("step #{} ({}), the longest steady step{}", step.number,
+                       Dur(step.duration_ns()),
+                       left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")");
+  } else {
+    what = fmt::format("the profiled window ({}; the trace has no step markers{})",
+                       Dur(step.duration_ns()),
+                       ctx.step_phase().window_steady_start_ns >= 0
+                           ? ", drawn from where its start-up work ends"
+                           : "");
+  }
+  if (who.empty()) what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
   out += fmt::format(
-      "<p class=\"note\">{}step #{} ({}), the longest analysed step{}. Device streams, each "
-      "device's idle gaps coloured by cause, and host threads; the yellow bands are the time "
-      "ranges findings point at (number = finding), copies and collectives inside them are "
-      "outlined. Hover for names and times.</p>\n",
-      who, step.number, Dur(step.duration_ns()),
-      in.contexts[worst->rank_pos]->steps().steps.size() >= 3 ? " after the first" : "");
+      "<p class=\"note\">{}{}. Device streams, each device's idle gaps coloured by cause, and "
+      "host threads; the yellow bands are the time ranges findings point at (number = "
+      "finding), copies and collectives inside them are outlined. Hover for names and "
+      "times.</p>\n",
+      who, what);
   out += html::StepTimeline(in, *worst);
   out += html::IdleCauseLegend();
 }

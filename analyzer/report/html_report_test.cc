@@ -2,6 +2,11 @@
 
 #include <string>
 
+#include "analyzer/analysis/step_phase.h"
+#include "analyzer/analysis/steps.h"
+#include "analyzer/base/escape.h"
+#include "analyzer/report/html_charts.h"
+#include "analyzer/report/report_data.h"
 #include "analyzer/report/report_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,7 +76,7 @@ TEST(HtmlReport, OutlierStepIsMarkedOnlyWhenThereIsOne) {
   std::string page = RenderHtmlReport(slow->input);
   EXPECT_EQ(Count(page, "class=\"outlier-mark\""), 1u);
   EXPECT_THAT(page, HasSubstr("step #4 took"));
-  // The outlier is the worst step after the first, so the timeline shows it.
+  // The outlier is the worst steady step, so the timeline shows it.
   EXPECT_THAT(page, HasSubstr("aria-label=\"timeline of step 4\""));
 }
 
@@ -90,6 +95,26 @@ TEST(HtmlReport, TimelineMergesSlicesNarrowerThanAPixel) {
   EXPECT_LT(page.size(), 400u * 1024) << page.size();
 }
 
+// A 1 GB trace holds thousands of steps: the per-step charts draw slots of
+// consecutive steps (their means) so the page does not grow with the run.
+TEST(HtmlCharts, LongRunsAreDrawnInSlotsOfSteps) {
+  std::vector<html::BreakdownBar> bars;
+  for (int i = 0; i < 1000; ++i) {
+    html::BreakdownBar bar;
+    bar.number = i + 1;
+    bar.step_ns = (i == 500 ? 40 : 10) * kNsPerMs;
+    bar.breakdown_ns[static_cast<int>(StepCategory::kKernel)] = bar.step_ns;
+    bars.push_back(bar);
+  }
+  std::string svg = html::BreakdownBarChart("long", "long run", bars);
+  EXPECT_EQ(Count(svg, "<g class=\"bar"), html::kMaxChartSlots);
+  EXPECT_THAT(svg, HasSubstr("<title>steps #1-#5 (mean of 5): Kernel 10.000 ms"));
+  // The slot holding the slow step is marked, and the mark names the step.
+  EXPECT_EQ(Count(svg, "class=\"outlier-mark\""), 1u);
+  EXPECT_THAT(svg, HasSubstr("step #501 took 40.000 ms"));
+  EXPECT_LT(svg.size(), 64u * 1024) << svg.size();
+}
+
 TEST(HtmlReport, SeveralRanksGetTheRankChart) {
   testing::Scenario r0 = LoaderBound(4, -1, "k", "aten::mm");
   r0.Distributed(0, 2);
@@ -101,6 +126,52 @@ TEST(HtmlReport, SeveralRanksGetTheRankChart) {
   EXPECT_THAT(page, HasSubstr("rank 1: communication wait"));
   // The worst step is drawn from the slower rank.
   EXPECT_THAT(page, HasSubstr("rank 1, step #3"));
+}
+
+TEST(HtmlReport, VerdictIsTheOneEveryFormatPrints) {
+  auto a = Analyse({LoaderBound(6, -1, "k", "aten::mm")}, "verdict");
+  Verdict verdict = ComputeVerdict(a->input);
+  ASSERT_TRUE(verdict.judgeable);
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, HasSubstr("<div class=\"verdict\" id=\"verdict\"><b>" +
+                              EscapeHtml(verdict.line) + "</b>"));
+  EXPECT_THAT(page, HasSubstr("Verdict: input (rank 0: data loader idle"));
+  // The top finding follows as where to look next.
+  EXPECT_THAT(page, HasSubstr("Top finding: <a href=\"#finding-1\">"));
+}
+
+// A first step with one-time start-up work is the longest, but not steady:
+// the timeline draws the worst steady step and says which steps it left out.
+TEST(HtmlReport, TimelineDrawsTheWorstSteadyStep) {
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100());
+  for (int k = 0; k < 2; ++k) {
+    s.BeginStep(k + 1);
+    if (k == 0) s.HostCall("cudaDeviceGetStreamPriorityRange", 800 * kNsPerMs);
+    s.DataLoaderNext(8 * kNsPerMs);
+    s.BeginOp("aten::mm").Kernel("k", 2 * kNsPerMs).End();
+    s.Sync().EndStep();
+  }
+  auto a = Analyse({s}, "warmup_first");
+  ASSERT_EQ(a->contexts[0]->steps().steps.size(), 1u) << "step 1 should be warm-up";
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, HasSubstr("aria-label=\"timeline of step 2\""));
+  EXPECT_THAT(page, HasSubstr("the longest steady step (not drawn, as not steady: "
+                              "ProfilerStep#1 (warm-up))"));
+}
+
+TEST(HtmlReport, NoSteadyStepIsNotDrawnAsIfRepresentative) {
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100());
+  s.HostCall("cudaDeviceGetStreamPriorityRange", 2 * kNsPerS);
+  s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 100 * kNsPerUs).End();
+  auto a = Analyse({s}, "warmup_only");
+  ASSERT_TRUE(a->contexts[0]->step_phase().NoSteadyStep());
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, Not(HasSubstr("id=\"timeline\"")));
+  EXPECT_THAT(page, HasSubstr("id=\"no-steady-step\">No steady step to draw: every step is "
+                              "warm-up, capture or compile (the window (warm-up))"));
+  EXPECT_THAT(page, HasSubstr("Verdict: not judgeable (no steady step"));
 }
 
 TEST(HtmlReport, RunWithoutStepsSaysSo) {

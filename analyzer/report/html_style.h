@@ -36,6 +36,9 @@ table.data th, table.data td { border-bottom: 1px solid #eceff3; padding: 3px 8p
 table.data th { background: #f6f7f9; font-weight: 600; }
 table.data td { white-space: nowrap; }
 table.data td.name, table.data th.name { text-align: left; word-break: break-all; white-space: normal; }
+table.data td.metric { word-break: normal; white-space: nowrap; }
+table.data td.wrap { white-space: normal; }
+.nw { white-space: nowrap; }
 .share { display: inline-block; height: 9px; background: #4e79a7; vertical-align: middle;
          margin-right: 6px; }
 svg.chart { width: 100%; height: auto; display: block; margin: 6px 0 4px; }
@@ -53,10 +56,29 @@ svg.chart g.band text { font-size: 11px; font-weight: 600; fill: #8a6d00; }
             vertical-align: -1px; }
 .legend i.outlier-key { background: #c0392b; clip-path: polygon(0 0, 100% 0, 50% 100%); }
 .note { color: #4a5263; font-size: 12.5px; }
+.verdict.worse { border-left-color: #c0392b; background: #fbf0ef; }
+.verdict.better { border-left-color: #59a14f; background: #eff8ee; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
+.pair > div { min-width: 0; }
+@media (max-width: 760px) { .pair { grid-template-columns: 1fr; } }
+.chg { display: inline-block; min-width: 72px; text-align: center; border-radius: 4px;
+       font-size: 12px; font-weight: 600; padding: 1px 6px; color: #fff; background: #7f8c8d; }
+.chg-added { background: #c0392b; } .chg-removed { background: #59a14f; }
+.chg-changed { background: #d68910; }
+tr.unchanged td { color: #6b7385; }
+.dbar { display: inline-block; height: 9px; vertical-align: middle; min-width: 1px; }
+.dbar.up { background: #c0392b; } .dbar.down { background: #59a14f; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
-  details.finding, svg.chart, table.data tr { break-inside: avoid; }
-  h2 { break-after: avoid; }
+  /* Paper cannot be clicked open: print every finding expanded. */
+  details::details-content { content-visibility: visible; display: block; }
+  details > summary { list-style: none; }
+  details.finding, svg.chart, table.data tr, .pair > div, .verdict { break-inside: avoid; }
+  /* A page is narrower than the screen's breakpoint: keep the runs side by side. */
+  .pair { grid-template-columns: 1fr 1fr; }
+  h2, h3 { break-after: avoid; }
+  .verdict, .sev, .chg, .share, .dbar, .legend i { print-color-adjust: exact;
+                                                   -webkit-print-color-adjust: exact; }
 }
 )css";
 

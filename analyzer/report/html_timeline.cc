@@ -136,14 +136,15 @@ std::optional<WorstStep> FindWorstStep(const ReportInput& in) {
   TimeNs worst_mean_ns = -1;
   for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
     if (in.ranks[i]->events_released()) continue;
+    // steps() holds the steady steps only: a warm-up, capture or compile step
+    // is often the longest, and drawing it would show start-up, not the run.
     const StepSet& steps = in.contexts[i]->steps();
     if (steps.steps.empty()) continue;
     TimeNs mean_ns = in.contexts[i]->step_metrics().mean_step_ns;
     if (mean_ns <= worst_mean_ns) continue;
     worst_mean_ns = mean_ns;
-    size_t first = steps.steps.size() >= 3 ? 1 : 0;
-    int best = static_cast<int>(first);
-    for (size_t s = first; s < steps.steps.size(); ++s) {
+    int best = 0;
+    for (size_t s = 1; s < steps.steps.size(); ++s) {
       if (steps.steps[s].duration_ns() > steps.steps[best].duration_ns()) {
         best = static_cast<int>(s);
       }

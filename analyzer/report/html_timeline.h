@@ -17,12 +17,13 @@ namespace tracelint::html {
 
 struct WorstStep {
   size_t rank_pos = 0;  // index into ReportInput::ranks
-  int step_index = -1;  // index into that rank's StepSet::steps
+  int step_index = -1;  // index into that rank's steady steps (AnalysisContext::steps())
 };
 
-// The rank with the longest mean step and its longest analysed step; with
-// three steps or more the first is passed over, as it usually carries
-// warm-up. nullopt when no rank has steps or the events were released.
+// The rank with the longest mean steady step and its longest steady step
+// (docs/steady-state.md): warm-up, capture and compile steps are never
+// drawn as the run's worst. nullopt when no rank has a steady step or the
+// events were released.
 std::optional<WorstStep> FindWorstStep(const ReportInput& in);
 
 // The SVG timeline of that step (empty when there is nothing to draw).

@@ -188,6 +188,12 @@ Verdict ComputeVerdict(const ReportInput& input) {
   return v;
 }
 
+bool NoRankHasSteadyStep(const ReportInput& input) {
+  if (input.contexts.empty()) return false;
+  return std::all_of(input.contexts.begin(), input.contexts.end(),
+                     [](AnalysisContext* c) { return c->step_phase().NoSteadyStep(); });
+}
+
 std::string DeviceLabel(int device) {
   return device < 0 ? std::string("host") : fmt::format("GPU {}", device);
 }

@@ -53,6 +53,10 @@ struct Verdict {
 };
 Verdict ComputeVerdict(const ReportInput& input);
 
+// Every rank had steps and none of them is steady (warm-up, capture or
+// compile only): nothing per step can be claimed.
+bool NoRankHasSteadyStep(const ReportInput& input);
+
 // The run's trace integrity as reports show it: the least trusted rank's
 // (the first of equals), and every rank's verdict.
 struct RunIntegrity {

@@ -47,12 +47,6 @@ Color SeverityColor(FindingSeverity s) {
   return Color::kCyan;
 }
 
-bool NoRankHasSteadyStep(const ReportInput& in) {
-  if (in.contexts.empty()) return false;
-  return std::all_of(in.contexts.begin(), in.contexts.end(),
-                     [](AnalysisContext* c) { return c->step_phase().NoSteadyStep(); });
-}
-
 std::string RuleAndCause(const Finding& f) {
   return f.cause.empty() ? f.rule_id : fmt::format("{} ({})", f.rule_id, f.cause);
 }
