@@ -469,7 +469,7 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
         "not counted as recoverable.",
         FormatDurationNs(d->exposed_beyond_compute_ns / n));
   }
-  f.fix = Fix(*d, tail_fires, ComputeJobProfile(tl), n);
+  f.fix = Fix(*d, tail_fires, ctx.job_profile(), n);
 
   f.location.first_step = steps.steps.front().number;
   f.location.last_step = steps.steps.back().number;

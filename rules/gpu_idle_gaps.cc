@@ -301,7 +301,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
            shares.in_model, kInModelCodeMinShare, "share"});
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
-    f.fix = FixFor(owned, ComputeJobProfile(tl), where);
+    f.fix = FixFor(owned, ctx.job_profile(), where);
     outcome.findings.push_back(std::move(f));
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {

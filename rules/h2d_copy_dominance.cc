@@ -10,6 +10,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/classify.h"
 #include "fmt/format.h"
@@ -189,15 +190,30 @@ std::string SpaceLine(std::string_view label, const SpaceStats& s, int64_t steps
                                         : std::string("unknown GB/s (no byte counts)"));
 }
 
-std::string BuildFix(const DeviceH2d& d, int64_t steps, double small_copy_bytes) {
+std::string BuildFix(const DeviceH2d& d, int64_t steps, double small_copy_bytes,
+                     const JobProfile& job) {
+  const bool tf = job.framework == JobFramework::kTensorFlow;
+  const bool jax = job.framework == JobFramework::kJax;
   std::vector<std::string> fixes;
-  if (d.pageable.count > 0) {
+  // TensorFlow and JAX stage host buffers themselves: their lever is feeding
+  // the device ahead of the step, not pinning.
+  if (tf) {
+    fixes.push_back(
+        "let tf.data copy ahead of the step: end the pipeline with "
+        "tf.data.experimental.prefetch_to_device(\"/gpu:0\") (or a distribution strategy's "
+        "experimental_distribute_dataset) so copies overlap compute");
+  } else if (jax) {
+    fixes.push_back(
+        "put the next batch on the device while the current step runs (jax.device_put ahead "
+        "of time, flax.jax_utils.prefetch_to_device) and keep arrays on the device between "
+        "steps instead of round trips through NumPy");
+  } else if (d.pageable.count > 0) {
     fixes.push_back(
         "pin the host buffers (DataLoader(pin_memory=True), or tensor.pin_memory()) and copy "
         "with .to(device, non_blocking=True) so copies are asynchronous and run at full "
         "bandwidth");
   }
-  if (d.sync_count > 0) {
+  if (d.sync_count > 0 && !tf && !jax) {
     fixes.push_back(fmt::format(
         "replace the {} synchronous copies per step (cudaMemcpy, .to() without "
         "non_blocking) by non_blocking copies from pinned memory",
@@ -214,8 +230,10 @@ std::string BuildFix(const DeviceH2d& d, int64_t steps, double small_copy_bytes)
       SafeShare(sized_count, steps) >= 8) {
     fixes.push_back("batch the many small copies into one contiguous buffer per step");
   }
-  fixes.push_back(
-      "prefetch the next batch on a side CUDA stream so copies overlap compute");
+  if (!tf && !jax) {
+    fixes.push_back(
+        "prefetch the next batch on a side CUDA stream so copies overlap compute");
+  }
   std::string out;
   for (size_t i = 0; i < fixes.size(); ++i) {
     out += (i == 0 ? "" : "; ") + fixes[i];
@@ -290,7 +308,7 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
     f.evidence.push_back({fmt::format("Synchronous H2D copies: {}", d.sync_count),
                           static_cast<double>(d.sync_count), 0, "count"});
   }
-  f.fix = BuildFix(d, n, options.Get(kSmallCopyBytes));
+  f.fix = BuildFix(d, n, options.Get(kSmallCopyBytes), ctx.job_profile());
 
   f.location.first_step = steps.steps.front().number;
   f.location.last_step = steps.steps.back().number;

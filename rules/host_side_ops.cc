@@ -6,6 +6,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "fmt/format.h"
 #include "rules/idle_findings.h"
@@ -126,6 +127,51 @@ RoundTrips FindRoundTrips(const Timeline& tl, const StepSet& steps,
   return out;
 }
 
+// The advice names the framework's own calls: a JAX or TensorFlow user has no
+// .item() or torch.where to change.
+std::string SyncFix(const JobProfile& job) {
+  switch (job.framework) {
+    case JobFramework::kTensorFlow:
+      return "Keep values on the device: update metrics inside the tf.function "
+             "(tf.keras.metrics, tf.Variable) and read them with .numpy() every N steps, not "
+             "every step; avoid tf.py_function and data-dependent shapes (tf.boolean_mask, "
+             "tf.where with one argument) in the step.";
+    case JobFramework::kJax:
+      return "Keep values on the device: do not call float()/.item()/jax.device_get/"
+             ".block_until_ready() or print device arrays inside the loop (read metrics every N "
+             "steps); keep shapes static (jnp.where with a fill value instead of boolean "
+             "indexing) so the step stays one jitted call.";
+    default:
+      break;
+  }
+  if (job.is_inference()) {
+    return "Keep values on the GPU between iterations: sample and check stopping conditions "
+           "with tensor ops, copy results back once per batch (non_blocking into pinned "
+           "memory) instead of .item()/.tolist() per token, and drop explicit "
+           "torch.cuda.synchronize() from the serving loop.";
+  }
+  return "Keep values on the GPU: accumulate metrics as tensors and call .item()/.cpu() every N "
+         "steps (or after the loop); replace data-dependent shapes (nonzero, boolean masks) "
+         "with torch.where; drop explicit torch.cuda.synchronize() from the loop; use "
+         "non_blocking copies into pinned memory.";
+}
+
+std::string HostOpFix(const JobProfile& job) {
+  switch (job.framework) {
+    case JobFramework::kTensorFlow:
+      return "Do the computation in TensorFlow ops inside the tf.function (no NumPy or "
+             "tf.py_function on .numpy() values), pin it to the GPU, or move it into the "
+             "tf.data pipeline (map with num_parallel_calls=tf.data.AUTOTUNE).";
+    case JobFramework::kJax:
+      return "Do the computation with jax.numpy inside the jitted step instead of NumPy on "
+             "host values, or move it into the input pipeline ahead of the step.";
+    default:
+      return "Do the computation on the device (create tensors with device=..., use torch ops "
+             "instead of NumPy/Python on .cpu() values), or move it out of the step (precompute, "
+             "a DataLoader worker, every N steps).";
+  }
+}
+
 }  // namespace
 
 std::vector<RuleOptionSpec> HostSideOpsRule::options() const {
@@ -194,11 +240,7 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
                           SafeShare(static_cast<double>(syncs.total), steps_n), 0, "count"});
     add_round_trips(f);
     f.location = rules_internal::LocateIdle(tl, steps, sync);
-    f.fix =
-        "Keep values on the GPU: accumulate metrics as tensors and call .item()/.cpu() every N "
-        "steps (or after the loop); replace data-dependent shapes (nonzero, boolean masks) "
-        "with torch.where; drop explicit torch.cuda.synchronize() from the loop; use "
-        "non_blocking copies into pinned memory.";
+    f.fix = SyncFix(ctx.job_profile());
     outcome.findings.push_back(std::move(f));
   }
 
@@ -237,10 +279,7 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     // Said once: under the sync finding when there is one.
     if (outcome.findings.empty()) add_round_trips(f);
     f.location = rules_internal::LocateIdle(tl, steps, host);
-    f.fix =
-        "Do the computation on the device (create tensors with device=..., use torch ops "
-        "instead of NumPy/Python on .cpu() values), or move it out of the step (precompute, "
-        "a DataLoader worker, every N steps).";
+    f.fix = HostOpFix(ctx.job_profile());
     outcome.findings.push_back(std::move(f));
   }
   double unattributed_share = SafeShare(

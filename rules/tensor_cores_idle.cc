@@ -417,7 +417,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   for (size_t i = 0; i < groups.size() && i < kMaxTopItems; ++i) {
     f.location.top_items.push_back(groups[i].item);
   }
-  f.fix = Fix(*d, dominant, odd_dims, ComputeJobProfile(tl));
+  f.fix = Fix(*d, dominant, odd_dims, ctx.job_profile());
   f.location.first_step = steps.steps.front().number;
   f.location.last_step = steps.steps.back().number;
   if (d->worst != kNoIndex) {

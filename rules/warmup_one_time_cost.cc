@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "fmt/format.h"
@@ -15,7 +16,31 @@ constexpr std::string_view kTopItems = "TopItems";
 constexpr std::string_view kWarmupSchedule =
     "`torch.profiler.schedule(wait=1, warmup=2, active=3)`";
 
-std::string FixFor(OneTimeKind kind) {
+// TensorFlow and JAX users start their profiler by hand: the advice is where
+// to start it, in their API.
+std::string NonTorchFix(OneTimeKind kind, JobFramework framework) {
+  const bool tf = framework == JobFramework::kTensorFlow;
+  const std::string start =
+      tf ? "start the profiler after the first steps (tf.profiler.experimental.start after "
+           "warm-up, or the Keras TensorBoard callback's profile_batch=(10, 15))"
+         : "start the profiler after the first steps (jax.profiler.start_trace once the "
+           "jitted step has run a few times)";
+  switch (kind) {
+    case OneTimeKind::kCompilation:
+      return fmt::format(
+          "{} compilation is a one-time cost of each function's first call with new shapes: "
+          "{}. If it recurs, shapes change between steps: pad or bucket them.",
+          tf ? "tf.function/XLA" : "XLA", start);
+    default:
+      return fmt::format("This is a one-time start-up cost, paid once per process: {}.",
+                         start);
+  }
+}
+
+std::string FixFor(OneTimeKind kind, const JobProfile& job) {
+  if (job.framework == JobFramework::kTensorFlow || job.framework == JobFramework::kJax) {
+    return NonTorchFix(kind, job.framework);
+  }
   switch (kind) {
     case OneTimeKind::kCompilation:
       return fmt::format(
@@ -109,7 +134,7 @@ RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions
           {e.name, e.end_ns - e.start_ns, 1,
            fmt::format("at +{} in the trace", FormatDurationNs(e.start_ns - trace_start_ns))});
     }
-    f.fix = FixFor(cost.kind);
+    f.fix = FixFor(cost.kind, ctx.job_profile());
     outcome.findings.push_back(std::move(f));
   }
   return outcome;

@@ -5,6 +5,7 @@
 #include "analyzer/analysis/collective_matching.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
@@ -15,7 +16,7 @@ namespace tracelint {
 struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
       collectives_once, integrity_once, all_steps_once, phase_once,
-      all_metrics_once;
+      all_metrics_once, job_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<StepSet> all_steps;
   std::unique_ptr<StepPhaseSet> phase;
@@ -25,6 +26,7 @@ struct AnalysisContext::Cache {
   std::unique_ptr<IdleAttribution> idle_attribution;
   std::unique_ptr<RankCollectives> collectives;
   std::unique_ptr<TraceIntegrity> integrity;
+  std::unique_ptr<JobProfile> job;
 };
 
 AnalysisContext::AnalysisContext(const Timeline& tl)
@@ -94,6 +96,12 @@ const TraceIntegrity& AnalysisContext::trace_integrity() {
     cache_->integrity = std::make_unique<TraceIntegrity>(ComputeTraceIntegrity(*this));
   });
   return *cache_->integrity;
+}
+
+const JobProfile& AnalysisContext::job_profile() {
+  std::call_once(cache_->job_once,
+                 [&] { cache_->job = std::make_unique<JobProfile>(ComputeJobProfile(*tl_)); });
+  return *cache_->job;
 }
 
 }  // namespace tracelint

@@ -15,6 +15,7 @@ struct IdleAttribution;
 struct RankCollectives;
 struct TraceIntegrity;
 struct StepPhaseSet;
+struct JobProfile;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -46,6 +47,9 @@ class AnalysisContext {
   const RankCollectives& step_collectives();
   // Whether this rank's trace can be trusted (trace_integrity.h).
   const TraceIntegrity& trace_integrity();
+  // Training or inference, framework, collectives: what the advice of every
+  // rule follows (job_profile.h).
+  const JobProfile& job_profile();
 
  private:
   struct Cache;

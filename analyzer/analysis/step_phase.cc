@@ -29,6 +29,11 @@ constexpr TimeNs kLoadToSteadyLaunchRatio = 10;
 // share of it and holds this many device activities.
 constexpr double kMinSteadyRestShare = 0.5;
 constexpr int64_t kMinSteadyRestActivities = 10;
+// ... or, shorter than that, when it holds this many training iterations
+// (a trace of torch.autograd.profiler has no step markers, but each
+// iteration fetches a batch and steps the optimizer): a first iteration of
+// seconds of start-up then five of 150 ms is a start-up and a steady run.
+constexpr int64_t kMinSteadyRestIterations = 2;
 // "Device idle" under a call: less than this share of the call is busy.
 constexpr double kMaxBusyShareUnderStall = 0.5;
 
@@ -200,6 +205,23 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
   return events;
 }
 
+// Training iterations that start at or after `from_ns`, counted by the
+// batches fetched and by the optimizer steps (whichever shows more: a
+// loop may fetch with its own code, or not step an optimizer).
+int64_t IterationsFrom(const Timeline& tl, TimeNs from_ns) {
+  const SliceColumns& c = tl.slices();
+  int64_t batches = 0;
+  int64_t optimizer_steps = 0;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (c.ts_ns[s] < from_ns) continue;
+    if (tl.HasFlag(s, kFlagDataLoader)) ++batches;
+    if (tl.HasFlag(s, kFlagOptimizer) && tl.str(c.name[s]).starts_with("Optimizer.step")) {
+      ++optimizer_steps;
+    }
+  }
+  return std::max(batches, optimizer_steps);
+}
+
 // A window (no step markers) that opens with start-up and then runs: judge
 // what follows the last one-time work, as a user would profile it with a
 // schedule, when that is most of the window and the device works in it.
@@ -213,12 +235,13 @@ void CutWindowStartUp(const Timeline& tl, const StepSet& all_steps, StepPhaseSet
   for (const OneTimeCost& cost : out.costs) {
     for (const OneTimeEvent& e : cost.events) one_time_end_ns = std::max(one_time_end_ns, e.end_ns);
   }
+  const SliceColumns& c = tl.slices();
   TimeNs rest_ns = window.end_ns - one_time_end_ns;
   if (static_cast<double>(rest_ns) <
-      kMinSteadyRestShare * static_cast<double>(window.duration_ns())) {
+          kMinSteadyRestShare * static_cast<double>(window.duration_ns()) &&
+      IterationsFrom(tl, one_time_end_ns) < kMinSteadyRestIterations) {
     return;
   }
-  const SliceColumns& c = tl.slices();
   int64_t device_after = 0;
   for (SliceId s = 0; s < c.size() && device_after < kMinSteadyRestActivities; ++s) {
     if (IsDeviceActivity(c.kind[s]) && tl.tracks()[c.track[s]].kind == TrackKind::kDeviceStream &&

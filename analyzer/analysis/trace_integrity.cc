@@ -241,12 +241,12 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
                     (!steps.from_markers || steps.steps.size() < 2);
   bool no_step = steps.steps.empty() && (steps.from_markers || steps.dropped_incomplete > 0);
   if (few_events || no_step) {
-    out.checks.push_back(Check(
-        "fragment", CheckStatus::kFailed, static_cast<double>(n.events),
-        static_cast<double>(kFragmentMinEvents), "count",
+    out.fragment_reason =
         few_events ? fmt::format("only {} events: a fragment, not a profile of the job", n.events)
-                   : "step markers but no complete step: a fragment of the job"));
-    out.max_claim_share = kFragmentMaxClaimShare;
+                   : "step markers but no complete step: a fragment of the job";
+    out.checks.push_back(Check("fragment", CheckStatus::kFailed, static_cast<double>(n.events),
+                               static_cast<double>(kFragmentMinEvents), "count",
+                               out.fragment_reason));
     lower(kInferred);
   } else {
     out.checks.push_back(Check("fragment", CheckStatus::kOk, static_cast<double>(n.events),

@@ -49,14 +49,18 @@ struct TraceIntegrity {
   IntegrityVerdict verdict = IntegrityVerdict::kTrusted;
   std::vector<IntegrityCheck> checks;  // in a fixed order
   int max_confidence = 2;
-  double max_claim_share = 1.0;        // 0.5 on a fragment
+  double max_claim_share = 1.0;        // 0.5 on a window without step markers
+  // A fragment (a handful of events, or markers without one complete step)
+  // is not a profile of the job: no per-step claim is made from it, and the
+  // run is not judgeable (contract.md, exit 5). Empty when not a fragment.
+  std::string fragment_reason;
+  bool fragment() const { return !fragment_reason.empty(); }
   std::vector<WithheldCause> withheld;
   std::string summary;  // "trusted" or "limited: <first reasons>"
 };
 
 // Thresholds (documented in docs/trace-integrity.md).
 inline constexpr int64_t kFragmentMinEvents = 100;
-inline constexpr double kFragmentMaxClaimShare = 0.5;
 // A window without step markers (or a step stitched from disjoint times).
 inline constexpr double kWindowMaxClaimShare = 0.5;
 inline constexpr double kUnlinkedLimitedShare = 0.10;

@@ -182,8 +182,12 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
         // The accounting invariant checks what the rules measured, before
         // the trace's integrity caps or withholds anything.
         share_sum[r] += f.recoverable_share;
-        if (const WithheldCause* w = WithheldFor(integrity, f.cause)) {
-          std::string reason = fmt::format("{} withheld: {}", f.cause, w->reason);
+        const WithheldCause* w = WithheldFor(integrity, f.cause);
+        // A fragment backs no per-step claim at all; a one-time cost it
+        // shows is still a fact of the file.
+        if (w != nullptr || (integrity.fragment() && f.one_time_ns == 0)) {
+          std::string reason = fmt::format("{} withheld: {}", f.cause,
+                                           w != nullptr ? w->reason : integrity.fragment_reason);
           if (not_judged_seen.insert({id, reason}).second) {
             RuleOutcome entry;
             entry.rule_id = id;

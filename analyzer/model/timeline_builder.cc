@@ -260,6 +260,10 @@ void TimelineBuilder::SortTrackSlices(std::vector<uint32_t>& slices,
 using builder_internal::NoScratch;
 using builder_internal::ParallelFor;
 
+// The longest tail of a Python frame past the start of a non-Python range
+// begun inside it that is cut rather than moving the range (see WalkTrack).
+constexpr TimeNs kPythonFrameYieldNs = 100 * kNsPerUs;
+
 void TimelineBuilder::WalkTrack(const std::vector<uint32_t>& list, TimeNs clamp_ns,
                                 std::vector<uint32_t>& stack, std::vector<uint32_t>& moved_out,
                                 int64_t& clamped) {
@@ -268,11 +272,30 @@ void TimelineBuilder::WalkTrack(const std::vector<uint32_t>& list, TimeNs clamp_
   // in `list`; the caller drops it from the track at the next pass).
   std::vector<TimeNs>& ts = merged_.ts_ns;
   std::vector<TimeNs>& dur = merged_.dur_ns;
+  const std::vector<EventKind>& kind = merged_.kind;
   stack.clear();
   for (uint32_t idx : list) {
     while (!stack.empty()) {
       const uint32_t top = stack.back();
       if (ts[top] + dur[top] > ts[idx]) break;
+      stack.pop_back();
+    }
+    // record_function (ProfilerStep#N, enumerate(DataLoader)#..., a user's
+    // own annotations) opens its range from inside a Python call
+    // (_record_function_enter_new, torch/_ops.py __call__) that returns a few
+    // microseconds later. With with_stack=True those frames would hold the
+    // range's start and push the range onto an overflow track, away from the
+    // ops and launches it encloses. The frames give way instead: they end
+    // where the range begins.
+    while (!stack.empty() && kind[idx] != EventKind::kPythonFunction) {
+      const uint32_t top = stack.back();
+      const TimeNs top_end = ts[top] + dur[top];
+      if (kind[top] != EventKind::kPythonFunction || top_end >= ts[idx] + dur[idx] ||
+          top_end - ts[idx] > kPythonFrameYieldNs) {
+        break;
+      }
+      dur[top] = ts[idx] - ts[top];
+      ++clamped;
       stack.pop_back();
     }
     if (!stack.empty()) {
@@ -382,7 +405,8 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
   }
   if (clamped > 0) {
     tl.diagnostics_.Add("nesting_clamped", Severity::kInfo,
-                        "slices ending at most 1 us after their parent, clamped to the parent's end",
+                        "slices clamped to nest: ending at most 1 us after their parent, or Python frames cut "
+                        "where a record_function range they opened begins",
                         clamped);
   }
   if (moved > 0) {

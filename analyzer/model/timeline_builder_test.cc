@@ -99,6 +99,52 @@ TEST(TimelineBuilder, RepairsPartialOverlap) {
   }
 }
 
+// with_stack=True: record_function opens enumerate(DataLoader)#... from
+// inside _record_function_enter_new, which returns 5 us later. The range
+// keeps its place over the ops it encloses; the frames end where it begins.
+TEST(TimelineBuilder, PythonFramesYieldToTheRangeTheyOpen) {
+  TimelineBuilder b;
+  TrackId host = b.GetTrack(TrackKind::kHostThread, 1, 1);
+  const TimeNs us = kNsPerUs;
+  b.AddSlice(Host(host, 0, 1000 * us, b.Intern("dataloader.py(703): __next__"),
+                  EventKind::kPythonFunction));
+  b.AddSlice(Host(host, 10 * us, 9 * us, b.Intern("torch/_ops.py(1112): __call__"),
+                  EventKind::kPythonFunction));
+  b.AddSlice(Host(host, 11 * us, 7 * us, b.Intern("_record_function_enter_new"),
+                  EventKind::kPythonFunction));
+  b.AddSlice(Host(host, 14 * us, 900 * us, b.Intern("enumerate(DataLoader)#__next__"),
+                  EventKind::kUserAnnotation));
+  b.AddSlice(Host(host, 20 * us, 800 * us, b.Intern("fetch.py(25): fetch"),
+                  EventKind::kPythonFunction));
+  b.AddSlice(Host(host, 30 * us, 100 * us, b.Intern("aten::copy_")));
+  // A frame running far past a range it holds is not an enter call: the
+  // range moves out as before.
+  b.AddSlice(Host(host, 2000 * us, 1000 * us, b.Intern("train.py(9): loop"),
+                  EventKind::kPythonFunction));
+  b.AddSlice(Host(host, 2500 * us, 1000 * us, b.Intern("aten::mm")));
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok());
+  const SliceColumns& c = tl->slices();
+  auto find = [&](std::string_view name) {
+    for (SliceId s = 0; s < c.size(); ++s) {
+      if (tl->str(c.name[s]) == name) return s;
+    }
+    ADD_FAILURE() << name;
+    return SliceId{0};
+  };
+  const SliceId next = find("dataloader.py(703): __next__");
+  const SliceId range = find("enumerate(DataLoader)#__next__");
+  EXPECT_EQ(c.track[range], host) << "the range stays on the thread's track";
+  EXPECT_EQ(c.parent[range], next);
+  EXPECT_EQ(c.parent[find("fetch.py(25): fetch")], range);
+  EXPECT_EQ(c.parent[c.parent[find("aten::copy_")]], range);
+  EXPECT_EQ(c.end_ns(find("_record_function_enter_new")), 14 * us);
+  EXPECT_EQ(c.end_ns(find("torch/_ops.py(1112): __call__")), 14 * us);
+  EXPECT_NE(c.track[find("aten::mm")], host);
+  EXPECT_EQ(tl->diagnostics().Count("nesting_overflow_track"), 1);
+  EXPECT_EQ(tl->diagnostics().Count("nesting_clamped"), 2);
+}
+
 TEST(TimelineBuilder, AppendIsSplitIndependent) {
   auto fill = [](TimelineBuilder& b, int from, int to) {
     TrackId t = b.GetTrack(TrackKind::kHostThread, 1, 1);

@@ -6,6 +6,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_phase.h"
+#include "analyzer/analysis/trace_integrity.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -109,7 +110,13 @@ Verdict ComputeVerdict(const ReportInput& input) {
   AnalysisContext* worst = nullptr;
   size_t worst_position = 0;
   bool any_steps = false;
+  std::string fragment_reason;
   for (size_t i = 0; i < input.contexts.size(); ++i) {
+    // A fragment is no profile of the job: nothing bounds "the run" there.
+    if (const TraceIntegrity& t = input.contexts[i]->trace_integrity(); t.fragment()) {
+      if (fragment_reason.empty()) fragment_reason = t.fragment_reason;
+      continue;
+    }
     const StepMetrics& m = input.contexts[i]->step_metrics();
     if (m.step_count <= 0) continue;
     any_steps = true;
@@ -131,6 +138,8 @@ Verdict ComputeVerdict(const ReportInput& input) {
     v.line = fmt::format("Verdict: not judgeable ({})",
                          warmup_only ? "no steady step: the window is warm-up, capture or "
                                        "compile only; no per-step claim is made"
+                         : !fragment_reason.empty()
+                             ? fragment_reason + "; no per-step claim is made"
                          : any_steps ? "no device activity in the analysed steps"
                                      : "no complete step with device activity");
     return v;

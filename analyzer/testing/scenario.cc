@@ -105,6 +105,11 @@ Scenario& Scenario::Distributed(int rank, int world_size, std::string_view backe
   return *this;
 }
 
+Scenario& Scenario::Framework(std::string_view name) {
+  framework_ = std::string(name);
+  return *this;
+}
+
 Scenario& Scenario::WithoutCorrelation() {
   with_correlation_ = false;
   return *this;
@@ -461,7 +466,7 @@ absl::StatusOr<Timeline> Scenario::BuildTimeline() const {
   TimelineBuilder b;
   RunMetadata& m = b.metadata();
   m.format = "kineto-json";
-  m.framework = "PyTorch";
+  m.framework = framework_;
   m.trace_name = "scenario";
   m.rank = rank_;
   m.world_size = world_size_;

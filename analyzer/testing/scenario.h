@@ -126,6 +126,10 @@ class Scenario {
   Scenario& Distributed(int rank, int world_size, std::string_view backend = "nccl");
   // Drops every correlation id and ac2g flow (traces that lost them).
   Scenario& WithoutCorrelation();
+  // The framework the timeline reports ("PyTorch" by default; "TensorFlow"
+  // and "JAX" as the XSpace converter names them). Only BuildTimeline()
+  // carries it: a Kineto JSON file is always PyTorch's.
+  Scenario& Framework(std::string_view name);
 
   // ---- host cursor
   // Subsequent host calls go to this thread (default kMainTid).
@@ -243,6 +247,7 @@ class Scenario {
   int rank_ = -1;
   int world_size_ = -1;
   std::string backend_;
+  std::string framework_ = "PyTorch";
   bool with_correlation_ = true;
   bool unbalanced_end_ = false;
 };
