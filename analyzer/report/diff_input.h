@@ -52,6 +52,9 @@ struct DiffFinding {
   std::string severity;
   int rank = -1;
   TimeNs recoverable_ns_per_step = 0;
+  // Per steady step (Finding::recoverable_ns_steps); empty when the rule
+  // gives only the mean, or the report predates the field.
+  std::vector<TimeNs> recoverable_ns_steps;
   double recoverable_share = 0;
   TimeNs one_time_ns = 0;
 };
