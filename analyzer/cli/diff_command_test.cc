@@ -185,8 +185,8 @@ TEST(DiffCommand, FindingChangedByItsPerStepValuesFromTracesOrReports) {
   std::string worse_trace = WriteRun(dir, "worse", worse);
   std::string same_trace = WriteRun(dir, "same", same);
   const std::string changed =
-      ""change": "changed",\s*"fingerprint": "[0-9a-f]+",\s*"base": \{\s*"
-      ""rule_id": "gpu-idle-gaps",\s*"cause": "data_loader"";
+      "\"change\": \"changed\",\\s*\"fingerprint\": \"[0-9a-f]+\",\\s*\"base\": \\{\\s*"
+      "\"rule_id\": \"gpu-idle-gaps\",\\s*\"cause\": \"data_loader\"";
   for (bool from_reports : {false, true}) {
     SCOPED_TRACE(from_reports ? "reports" : "traces");
     std::string b = from_reports ? SaveReport(dir, base_trace, "base.json") : base_trace;
@@ -195,13 +195,13 @@ TEST(DiffCommand, FindingChangedByItsPerStepValuesFromTracesOrReports) {
     Result r = Diff(Args(b, w, "json"));
     EXPECT_EQ(r.code, kExitOk) << r.err;
     EXPECT_THAT(r.out, ::testing::ContainsRegex(changed));
-    EXPECT_THAT(r.out, HasSubstr(""judged_by": "test""));
+    EXPECT_THAT(r.out, HasSubstr("\"judged_by\": \"test\""));
     r = Diff(Args(b, w));
     EXPECT_THAT(r.out, HasSubstr("judged by: per-step shift +"));
     r = Diff(Args(b, s, "json"));
     EXPECT_EQ(r.code, kExitOk) << r.err;
-    EXPECT_THAT(r.out, Not(HasSubstr(""change": "changed""))) << r.out;
-    EXPECT_THAT(r.out, HasSubstr(""change": "unchanged""));
+    EXPECT_THAT(r.out, Not(HasSubstr("\"change\": \"changed\""))) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("\"change\": \"unchanged\""));
   }
 }
 
