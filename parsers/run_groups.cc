@@ -1,12 +1,15 @@
 #include "parsers/run_groups.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <numeric>
 #include <set>
 #include <tuple>
 
 #include "fmt/format.h"
+#include "parsers/format_registry.h"
+#include "parsers/kineto/kineto_stamp.h"
 
 namespace tracelint {
 namespace {
@@ -29,6 +32,7 @@ std::string FileLabel(const RunFileFacts& f) {
     label += f.world_size > 0 ? fmt::format(" (rank {} of {})", f.rank, f.world_size)
                               : fmt::format(" (rank {})", f.rank);
   }
+  if (!f.note.empty()) label += fmt::format(" [{}]", f.note);
   return label;
 }
 
@@ -54,6 +58,43 @@ RunFileFacts FactsOf(const Timeline& timeline) {
   }
   f.device_names.assign(names.begin(), names.end());
   std::tie(f.start_ns, f.end_ns) = timeline.Bounds();
+  // Kineto writes baseTimeNanoseconds after the events; timestamps stay
+  // relative to it then, but the capture time is what tells two runs apart.
+  f.start_ns += m.late_base_time_ns;
+  f.end_ns += m.late_base_time_ns;
+  return f;
+}
+
+absl::StatusOr<RunFileFacts> ReadRunFileFacts(const std::string& path,
+                                              const ParseOptions& options) {
+  absl::StatusOr<InputFormat> format = SniffTraceFile(path);
+  if (!format.ok()) return format.status();
+  if (*format != InputFormat::kKinetoJson) {
+    absl::StatusOr<Timeline> tl = ParseTraceFile(path, options);
+    if (!tl.ok()) return tl.status();
+    return FactsOf(*tl);
+  }
+  absl::StatusOr<KinetoStamp> stamp = ReadKinetoStamp(path);
+  if (!stamp.ok()) return stamp.status();
+  const RunMetadata& m = stamp->metadata;
+  RunFileFacts f;
+  f.path = path;
+  f.format = m.format;
+  f.framework = m.framework;
+  f.rank = m.rank;
+  f.world_size = m.world_size;
+  f.host_name = m.host_name;
+  std::set<std::string> names;
+  for (const DeviceInfo& d : m.devices) {
+    if (!d.name.empty()) names.insert(d.name);
+  }
+  f.device_names.assign(names.begin(), names.end());
+  f.start_ns = std::max<TimeNs>(stamp->first_event_ns, 0) + m.late_base_time_ns;
+  f.end_ns = f.start_ns;
+  if (!stamp->tail_read) {
+    f.note = fmt::format("gzip over {} MiB: keys after the events not read",
+                         kKinetoFullScanBytes >> 20);
+  }
   return f;
 }
 
@@ -77,7 +118,7 @@ std::optional<std::string> WhyNotOneRun(const RunFileFacts& a, const RunFileFact
                        fmt::join(b.device_names, ", "));
   }
   if (IsWallClock(a.start_ns) && IsWallClock(b.start_ns) &&
-      (a.start_ns > b.end_ns + kSameRunSlackNs || b.start_ns > a.end_ns + kSameRunSlackNs)) {
+      std::llabs(a.start_ns - b.start_ns) > kSameRunSlackNs) {
     return fmt::format("captured at different times ({} and {})", FormatStartTime(a.start_ns),
                        FormatStartTime(b.start_ns));
   }

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "analyzer/base/time.h"
+#include "absl/status/statusor.h"
 #include "analyzer/model/timeline.h"
+#include "parsers/parse_options.h"
 
 namespace tracelint {
 
@@ -27,6 +29,8 @@ struct RunFileFacts {
   std::vector<std::string> device_names;  // sorted, distinct
   TimeNs start_ns = 0;  // first event (base time already added)
   TimeNs end_ns = 0;
+  // What could not be read cheaply (ReadRunFileFacts), shown by --list.
+  std::string note;
 };
 
 RunFileFacts FactsOf(const Timeline& timeline);
@@ -35,8 +39,11 @@ RunFileFacts FactsOf(const Timeline& timeline);
 // relative to its own start: only wall-clock times can tell two captures apart.
 bool IsWallClock(TimeNs ns);
 
-// Ranks of one job profile the same steps: their windows overlap up to clock
-// skew and staggered starts. Captures further apart than this are two runs.
+// Ranks of one job start profiling at the same step: their first events lie
+// within clock skew and staggered starts of each other. Files whose first
+// events are further apart than this are two runs. Only the start is
+// compared, so that `--list` (which reads no file to its end) and `analyze`
+// group alike.
 inline constexpr TimeNs kSameRunSlackNs = 60 * kNsPerS;
 
 // Why a and b cannot be ranks of one run, or nullopt when they can.
@@ -52,6 +59,13 @@ struct RunGrouping {
   // One line per file that could not join an earlier run, saying why.
   std::vector<std::string> reasons;
 };
+
+// The facts of one file for `analyze --list`, without parsing its events:
+// a Kineto JSON file from its head and tail (ReadKinetoStamp; its end is not
+// known, so end_ns == start_ns), any other format from a full parse.
+// Errors: the file cannot be read or is not a trace.
+absl::StatusOr<RunFileFacts> ReadRunFileFacts(const std::string& path,
+                                              const ParseOptions& options);
 
 // Splits files into runs: each file joins the first run (by start time) all
 // of whose files it is compatible with (WhyNotOneRun), else starts its own.

@@ -3,8 +3,12 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/common/test_files.h"
+#include "parsers/kineto/kineto_stamp.h"
+#include "parsers/format_registry.h"
 #include "parsers/load_run.h"
 
 namespace tracelint {
@@ -111,6 +115,127 @@ TEST(RunGroups, GroupingDoesNotDependOnInputOrder) {
             "  b (rank 1 of 2)\n"
             "run 2: started 2024-04-03 18:51:39 UTC, 1 file, PyTorch\n"
             "  c (rank 0 of 1)\n");
+}
+
+// A trace laid out as TraceLens's H100 traces are (and as Kineto writes
+// its own): the harness's "metadata" first, then traceEvents, then Kineto's
+// keys, baseTimeNanoseconds last. Timestamps (us) are relative to it.
+std::string TailKeyedTrace(double first_us, bool with_base_time, std::string distributed = "",
+                           int pad_events = 0) {
+  std::string events;
+  for (int i = 0; i < pad_events; ++i) {
+    events += fmt::format(
+        R"(,{{"ph": "X", "cat": "cpu_op", "name": "aten::pad_{}", "pid": 1, "tid": 1, "ts": {:.3f}, "dur": 1}})",
+        i, first_us + 100 + i);
+    events += "\n";
+  }
+  std::string out = fmt::format(
+      R"({{
+  "metadata": {{"timestamp": 1752839462.7, "experiment": {{"repo_id": "some/model"}}}},
+  "traceEvents": [
+{{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": {:.3f}, "dur": 50, "args": {{"External id": 1}}}},
+{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": {:.3f}, "dur": 5, "args": {{"correlation": 7, "External id": 1}}}},
+{{"ph": "X", "cat": "kernel", "name": "sm90_gemm", "pid": 0, "tid": 7, "ts": {:.3f}, "dur": 30, "args": {{"device": 0, "stream": 7, "correlation": 7, "External id": 1}}}}
+{}  ],
+  "schemaVersion": 1,
+  "deviceProperties": [{{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0, "numSms": 132}}],
+  {}"traceName": "/tmp/file.json",
+  "displayTimeUnit": "ms"{}
+}})",
+      first_us, first_us + 10, first_us + 20, events,
+      distributed.empty() ? std::string() : "\"distributedInfo\": " + distributed + ",\n  ",
+      with_base_time ? ",\n  \"baseTimeNanoseconds\": 1751410836000000000" : "");
+  return out;
+}
+
+// The three unrelated H100 traces (issue 11): one base time, first events
+// hours and minutes apart. Parsed or read cheaply, they are three runs.
+TEST(RunGroupsFiles, BaseTimeAfterTheEventsSeparatesUnrelatedTraces) {
+  testing::TempDir dir;
+  std::vector<std::string> paths = {
+      dir.Write("qwen.json.gz", testing::Gzip(TailKeyedTrace(1428625731456.483, true, "", 2000))),
+      dir.Write("bert.json.gz", testing::Gzip(TailKeyedTrace(1419247332500.684, true, "", 2000))),
+      dir.Write("owl.json", TailKeyedTrace(1419116104507.840, true, "", 2000))};
+  std::vector<RunFileFacts> parsed, cheap;
+  for (const std::string& path : paths) {
+    absl::StatusOr<Timeline> tl = ParseTraceFile(path, {});
+    ASSERT_TRUE(tl.ok()) << tl.status();
+    // When the parser's first read ends before the stamp, the events are
+    // converted without it and stay relative; the stamp still dates the file.
+    EXPECT_EQ(tl->metadata().late_base_time_ns + tl->metadata().base_time_ns,
+              1751410836000000000);
+    EXPECT_TRUE(IsWallClock(FactsOf(*tl).start_ns));
+    parsed.push_back(FactsOf(*tl));
+    absl::StatusOr<RunFileFacts> f = ReadRunFileFacts(path, {});
+    ASSERT_TRUE(f.ok()) << f.status();
+    cheap.push_back(*f);
+  }
+  RunGrouping by_parse = GroupIntoRuns(parsed);
+  RunGrouping by_stamp = GroupIntoRuns(cheap);
+  EXPECT_EQ(by_parse.runs.size(), 3u) << DescribeRuns(parsed, by_parse);
+  EXPECT_EQ(DescribeRuns(parsed, by_parse), DescribeRuns(cheap, by_stamp));
+  // owl first, then bert 131 s later, then qwen.
+  EXPECT_EQ(DescribeRuns(cheap, by_stamp),
+            "run 1: started 2025-07-18 09:12:32 UTC, 1 file, PyTorch\n"
+            "  " + paths[2] + "\n"
+            "run 2: started 2025-07-18 09:14:43 UTC, 1 file, PyTorch\n"
+            "  " + paths[1] + "\n"
+            "run 3: started 2025-07-18 11:51:01 UTC, 1 file, PyTorch\n"
+            "  " + paths[0] + "\n");
+  ASSERT_FALSE(by_stamp.reasons.empty());
+  EXPECT_THAT(by_stamp.reasons[0], HasSubstr("captured at different times"));
+}
+
+TEST(RunGroupsFiles, WithoutTheBaseTimeNothingSeparatesThem) {
+  // The cause: relative times alone do not date a capture.
+  testing::TempDir dir;
+  std::vector<RunFileFacts> files;
+  for (double us : {1428625731456.483, 1419116104507.840}) {
+    absl::StatusOr<RunFileFacts> f = ReadRunFileFacts(
+        dir.Write(fmt::format("t{}.json", files.size()), TailKeyedTrace(us, false)), {});
+    ASSERT_TRUE(f.ok()) << f.status();
+    files.push_back(*f);
+  }
+  EXPECT_EQ(GroupIntoRuns(files).runs.size(), 1u);
+}
+
+TEST(RunGroupsFiles, RanksNamedAfterTheEventsAreOneRun) {
+  testing::TempDir dir;
+  std::vector<RunFileFacts> files;
+  for (int rank : {1, 0}) {
+    std::string trace = TailKeyedTrace(
+        1419116104507.840 + rank * 1e6, true,
+        fmt::format(R"({{"backend": "nccl", "rank": {}, "world_size": 2}})", rank));
+    absl::StatusOr<RunFileFacts> f =
+        ReadRunFileFacts(dir.Write(fmt::format("r{}.json.gz", rank), testing::Gzip(trace)), {});
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_EQ(f->rank, rank);
+    EXPECT_EQ(f->world_size, 2);
+    files.push_back(*f);
+  }
+  RunGrouping g = GroupIntoRuns(files);
+  ASSERT_EQ(g.runs.size(), 1u) << DescribeRuns(files, g);
+  EXPECT_THAT(DescribeRuns(files, g), HasSubstr("r0.json.gz (rank 0 of 2)"));
+}
+
+TEST(RunGroupsFiles, LargePlainJsonIsReadFromItsHeadAndTail) {
+  // Past the full-scan size only the head and the last bytes are read; the
+  // keys after the events still come from the tail.
+  testing::TempDir dir;
+  int pad = static_cast<int>(kKinetoFullScanBytes / 80);
+  std::string path = dir.Write(
+      "big.json", TailKeyedTrace(1419116104507.840, true,
+                                 R"({"backend": "nccl", "rank": 3, "world_size": 4})", pad));
+  ASSERT_GT(fs::file_size(path), kKinetoFullScanBytes);
+  absl::StatusOr<KinetoStamp> stamp = ReadKinetoStamp(path);
+  ASSERT_TRUE(stamp.ok()) << stamp.status();
+  EXPECT_TRUE(stamp->tail_read);
+  EXPECT_EQ(stamp->metadata.late_base_time_ns, 1751410836000000000);
+  EXPECT_EQ(stamp->metadata.rank, 3);
+  EXPECT_EQ(stamp->metadata.world_size, 4);
+  ASSERT_EQ(stamp->metadata.devices.size(), 1u);
+  EXPECT_EQ(stamp->metadata.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_NEAR(static_cast<double>(stamp->first_event_ns), 1419116104507840.0, 1000.0);
 }
 
 fs::path CorpusDir() {

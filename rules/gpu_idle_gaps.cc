@@ -258,6 +258,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.cause = std::string(IdleCauseName(owned.cause));
     f.severity = SeverityForShare(summary.share);  // contract.md: one scale
     f.recoverable_ns_per_step = summary.per_step_ns;
+    f.recoverable_ns_steps = summary.step_values_ns;
     f.recoverable_share = summary.share;
     f.confidence = Confidence::kMeasured;
     f.title = fmt::format("GPU idle {} {}", ShareText(summary.share), owned.what);

@@ -39,6 +39,16 @@ TEST(GpuIdleGapsTest, FiresOnDataLoaderStarvation) {
   const Finding* f = FindCause(out, "data_loader");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(f->recoverable_ns_per_step, case_studies::kLoaderNs, case_studies::kLoaderNs * 0.05);
+  // One value per steady step (what diff tests a change with), each the
+  // loader stall of that step; their mean is the mean shown.
+  ASSERT_FALSE(f->recoverable_ns_steps.empty());
+  TimeNs sum_ns = 0;
+  for (TimeNs ns : f->recoverable_ns_steps) {
+    EXPECT_NEAR(ns, case_studies::kLoaderNs, case_studies::kLoaderNs * 0.05);
+    sum_ns += ns;
+  }
+  EXPECT_NEAR(sum_ns / static_cast<TimeNs>(f->recoverable_ns_steps.size()),
+              f->recoverable_ns_per_step, 1000);
   EXPECT_EQ(f->severity, FindingSeverity::kHigh);
   EXPECT_EQ(f->confidence, Confidence::kMeasured);
   EXPECT_THAT(f->fix, HasSubstr("num_workers"));
@@ -144,6 +154,7 @@ TEST(GpuIdleGapsTest, NoStepMarkersGivesOneWindowAndSaysSo) {
   // One window of six loader stalls.
   EXPECT_NEAR(f->recoverable_ns_per_step, case_studies::kSteps * case_studies::kLoaderNs,
               case_studies::kSteps * case_studies::kLoaderNs * 0.05);
+  EXPECT_EQ(f->recoverable_ns_steps.size(), 1u);  // one sample: diff's 20% rule
 }
 
 }  // namespace

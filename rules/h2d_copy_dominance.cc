@@ -50,6 +50,9 @@ struct DeviceH2d {
   TimeNs busy_ns = 0;           // |all GPU activity| inside steps
   TimeNs exposed_ns = 0;        // |H2D - kernels| inside steps
   TimeNs pageable_idle_ns = 0;  // idle charged to pageable copies
+  // exposed + pageable idle of each steady step: the finding's per-step
+  // values (Finding::recoverable_ns_steps), summing to saving_ns().
+  std::vector<TimeNs> saving_steps_ns;
   TimeNs unattributed_idle_ns = 0;
   SpaceStats pageable, pinned, other_space;
   int64_t sync_count = 0;
@@ -150,7 +153,9 @@ DeviceH2d MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da) {
   for (const Step& step : steps.steps) {
     out.htod_ns += da.htod.OverlapNs(step.start_ns, step.end_ns);
     out.busy_ns += da.all.OverlapNs(step.start_ns, step.end_ns);
-    out.exposed_ns += exposed.OverlapNs(step.start_ns, step.end_ns);
+    TimeNs exposed_ns = exposed.OverlapNs(step.start_ns, step.end_ns);
+    out.exposed_ns += exposed_ns;
+    out.saving_steps_ns.push_back(exposed_ns);
   }
   const SliceColumns& c = tl.slices();
   for (TrackId t = 0; t < tl.tracks().size(); ++t) {
@@ -169,6 +174,9 @@ DeviceH2d MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da) {
     const TimeNs len_ns = piece.end_ns - piece.start_ns;
     if (piece.cause == IdleCause::kPageableCopy) {
       out.pageable_idle_ns += len_ns;
+      if (static_cast<size_t>(piece.step_index) < out.saving_steps_ns.size()) {
+        out.saving_steps_ns[piece.step_index] += len_ns;
+      }
       if (out.worst_idle == nullptr ||
           len_ns > out.worst_idle->end_ns - out.worst_idle->start_ns) {
         out.worst_idle = &piece;
@@ -256,6 +264,7 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
 
   Finding f;
   f.recoverable_ns_per_step = n > 0 ? d.saving_ns() / n : 0;
+  f.recoverable_ns_steps = d.saving_steps_ns;
   f.recoverable_share = SafeShare(d.saving_ns(), step_total_ns);
   f.confidence = Confidence::kMeasured;
   f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale

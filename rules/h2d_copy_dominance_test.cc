@@ -120,6 +120,11 @@ TEST(H2dCopyDominanceTest, PageableFloat32CopiesFire) {
   std::optional<Finding> f = Only(RunOn(rule, tl, Options(rule)));
   ASSERT_TRUE(f.has_value());
   ExpectWithin(f->recoverable_ns_per_step, 12 * kNsPerMs, 0.05, "exposed copy per step");
+  // Each step's own saving (what diff tests a change with).
+  EXPECT_FALSE(f->recoverable_ns_steps.empty());
+  for (TimeNs ns : f->recoverable_ns_steps) {
+    ExpectWithin(ns, 12 * kNsPerMs, 0.05, "exposed copy of one step");
+  }
   EXPECT_EQ(f->confidence, Confidence::kMeasured);
   EXPECT_EQ(f->cause, "exposed_h2d_copy");
   EXPECT_EQ(f->severity, FindingSeverity::kHigh);  // ~28% of the step

@@ -222,6 +222,7 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.cause = std::string(IdleCauseName(IdleCause::kSyncCall));
     f.severity = severity(sync.share);
     f.recoverable_ns_per_step = sync.per_step_ns;
+    f.recoverable_ns_steps = sync.step_values_ns;
     f.recoverable_share = sync.share;
     std::string names;
     for (const auto& [name, n] : syncs.by_name) {
@@ -257,6 +258,7 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.cause = std::string(IdleCauseName(IdleCause::kHostSideOp));
     f.severity = severity(host.share);
     f.recoverable_ns_per_step = host.per_step_ns;
+    f.recoverable_ns_steps = host.step_values_ns;
     f.recoverable_share = host.share;
     // XSpace op events say nothing of the device work they queue (no
     // External id); "launches nothing" rests on no correlated call below

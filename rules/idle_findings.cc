@@ -19,6 +19,7 @@ IdleScope ScopeOf(const StepSet& steps, size_t device_count) {
   IdleScope scope;
   scope.steps = steps.steps.size();
   scope.devices = std::max<int>(1, static_cast<int>(device_count));
+  for (const Step& s : steps.steps) scope.step_ns.push_back(s.duration_ns());
   if (scope.steps > 0) scope.mean_step_ns = steps.TotalNs() / static_cast<TimeNs>(scope.steps);
   return scope;
 }
@@ -34,10 +35,14 @@ CauseSummary SummarizeIdle(const Timeline& tl, const IdleAttribution& idle,
   std::map<std::string, std::set<SliceId>> op_slices;  // count ops, not pieces
   std::map<int, GapSummary> by_gap;
   std::map<int, std::map<SliceId, TimeNs>> gap_ops;
+  std::vector<TimeNs> step_sums(scope.step_ns.size(), 0);
   for (const IdlePiece& p : idle.pieces) {
     if (!keep(p)) continue;
     TimeNs len = p.end_ns - p.start_ns;
     out.total_ns += len;
+    if (p.step_index >= 0 && static_cast<size_t>(p.step_index) < step_sums.size()) {
+      step_sums[p.step_index] += len;
+    }
     ++out.pieces;
     SliceId op = op_of ? op_of(p) : p.host_slice;
     std::string name =
@@ -61,6 +66,9 @@ CauseSummary SummarizeIdle(const Timeline& tl, const IdleAttribution& idle,
   if (scope.steps > 0) {
     TimeNs denom = static_cast<TimeNs>(scope.steps) * scope.devices;
     out.per_step_ns = std::min(out.total_ns / denom, scope.mean_step_ns);
+    for (size_t i = 0; i < step_sums.size(); ++i) {
+      out.step_values_ns.push_back(std::min(step_sums[i] / scope.devices, scope.step_ns[i]));
+    }
   }
   out.share = SafeShare(static_cast<double>(out.per_step_ns), static_cast<double>(scope.mean_step_ns));
   for (auto& [name, item] : by_op) out.top_ops.push_back(item);

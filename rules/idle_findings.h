@@ -30,6 +30,9 @@ struct GapSummary {
 struct CauseSummary {
   TimeNs total_ns = 0;          // over analysed steps and devices
   TimeNs per_step_ns = 0;       // mean per step and device, at most the mean step
+  // Per step (of IdleScope::step_ns) and device, each at most its step: the
+  // samples `diff` tests a finding's change with (Finding::recoverable_ns_steps).
+  std::vector<TimeNs> step_values_ns;
   double share = 0;             // of the mean step, 0..1
   std::vector<TopItem> top_ops; // host ops the idle fell in, largest first
   std::vector<GapSummary> worst_gaps;  // largest first
@@ -40,6 +43,7 @@ struct IdleScope {
   TimeNs mean_step_ns = 0;
   int devices = 1;
   size_t steps = 0;
+  std::vector<TimeNs> step_ns;  // duration of each step, in StepSet order
 };
 IdleScope ScopeOf(const StepSet& steps, size_t device_count);
 

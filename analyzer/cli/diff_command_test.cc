@@ -167,6 +167,78 @@ TEST(DiffCommand, ReportsOfTheSameTraceDiffToNothing) {
   EXPECT_THAT(mixed.out, HasSubstr("\"empty\": true"));
 }
 
+std::string SaveReport(const fs::path& dir, const std::string& trace, const std::string& name) {
+  AnalyzeArgs a;
+  a.path = trace;
+  a.format = "json";
+  a.output = (dir / name).string();
+  std::ostringstream out, err;
+  RunAnalyze(a, out, err);
+  return a.output;
+}
+
+// contract.md "diff": a finding is changed when its per-step recoverable
+// time moved beyond the Mann-Whitney test, from traces and from saved
+// reports alike (the reports carry every steady step's value).
+TEST(DiffCommand, FindingChangedByItsPerStepValuesFromTracesOrReports) {
+  fs::path dir = FreshDir("finding_test");
+  TrainingRun base;
+  base.data_loader_ns = 6 * kNsPerMs;
+  TrainingRun worse = base;
+  worse.seed = 5;
+  worse.data_loader_ns = 7 * kNsPerMs;  // +17%: under the 20% rule, far beyond 2% noise
+  TrainingRun same = base;
+  same.seed = 9;  // other noise only
+  std::string base_trace = WriteRun(dir, "base", base);
+  std::string worse_trace = WriteRun(dir, "worse", worse);
+  std::string same_trace = WriteRun(dir, "same", same);
+  const std::string changed =
+      "\"change\": \"changed\",\\s*\"fingerprint\": \"[0-9a-f]+\",\\s*\"base\": \\{\\s*"
+      "\"rule_id\": \"gpu-idle-gaps\",\\s*\"cause\": \"data_loader\"";
+  for (bool from_reports : {false, true}) {
+    SCOPED_TRACE(from_reports ? "reports" : "traces");
+    std::string b = from_reports ? SaveReport(dir, base_trace, "base.json") : base_trace;
+    std::string w = from_reports ? SaveReport(dir, worse_trace, "worse.json") : worse_trace;
+    std::string s = from_reports ? SaveReport(dir, same_trace, "same.json") : same_trace;
+    Result r = Diff(Args(b, w, "json"));
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_THAT(r.out, ::testing::ContainsRegex(changed));
+    EXPECT_THAT(r.out, HasSubstr("\"judged_by\": \"test\""));
+    r = Diff(Args(b, w));
+    EXPECT_THAT(r.out, HasSubstr("judged by: per-step shift +"));
+    r = Diff(Args(b, s, "json"));
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_THAT(r.out, Not(HasSubstr("\"change\": \"changed\""))) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("\"change\": \"unchanged\""));
+  }
+}
+
+// A run whose every step is warm-up or start-up has nothing steady to
+// compare: diff says so and exits 5, from a trace or a saved report.
+TEST(DiffCommand, RunWithoutASteadyStepIsReportedNotCompared) {
+  fs::path dir = FreshDir("no_steady");
+  testing::Scenario startup;
+  startup.Device(testing::DeviceSpec::A100());
+  startup.HostCall("cudaDeviceGetStreamPriorityRange", 2 * kNsPerS);
+  startup.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 100 * kNsPerUs).End();
+  fs::create_directories(dir / "startup");
+  std::string startup_trace = (dir / "startup" / "worker0.pt.trace.json").string();
+  std::ofstream(startup_trace) << startup.ToKinetoJson().value();
+  std::string good_trace = WriteRun(dir, "good", {});
+  for (bool from_report : {false, true}) {
+    SCOPED_TRACE(from_report ? "report" : "trace");
+    std::string input =
+        from_report ? SaveReport(dir, startup_trace, "startup.json") : startup_trace;
+    for (const auto& [b, n] : {std::pair{input, good_trace}, std::pair{good_trace, input}}) {
+      Result r = Diff(Args(b, n));
+      EXPECT_EQ(r.code, kExitNotJudgeable) << r.err << r.out;
+      EXPECT_THAT(r.err, HasSubstr("no steady step to compare"));
+      EXPECT_THAT(r.err, HasSubstr(input));
+      EXPECT_EQ(r.out, "");  // no comparison is printed as if it were one
+    }
+  }
+}
+
 // Two ranks per run: rank 1 is the slower one in both, so it is compared by
 // default; --rank 0 compares the other.
 TEST(DiffCommand, WorstRankByDefaultOrTheRankAsked) {

@@ -24,6 +24,26 @@ struct RankWork {
   std::vector<RuleOutcome> outcomes;
 };
 
+// `analyze --list`: each file's facts from its head and tail reads
+// (ReadRunFileFacts), not a parse of its events, then the grouping. A file
+// that cannot be read is a warning, as in LoadRun, unless none can be.
+absl::StatusOr<AnalyzedRun> ListOnly(AnalyzedRun analyzed, const PipelineOptions& options) {
+  absl::Status first_error;
+  for (const TraceFileRef& file : analyzed.discovery.files) {
+    absl::StatusOr<RunFileFacts> facts = ReadRunFileFacts(file.path, options.load.parse);
+    if (!facts.ok()) {
+      if (first_error.ok()) first_error = facts.status();
+      analyzed.run.warnings.push_back(std::string(facts.status().message()));
+      ++analyzed.run.files_skipped;
+      continue;
+    }
+    analyzed.file_facts.push_back(std::move(*facts));
+  }
+  if (analyzed.file_facts.empty() && !first_error.ok()) return first_error;
+  analyzed.grouping = GroupIntoRuns(analyzed.file_facts);
+  return analyzed;
+}
+
 }  // namespace
 
 std::vector<AnalysisContext*> AnalyzedRun::ContextPointers() const {
@@ -56,6 +76,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
                                               const PipelineOptions& options) {
   AnalyzedRun analyzed;
   analyzed.discovery = std::move(discovery);
+  if (options.parse_only) return ListOnly(std::move(analyzed), options);
 
   std::mutex mu;
   absl::flat_hash_map<const Timeline*, RankWork> work;
@@ -91,7 +112,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     std::lock_guard<std::mutex> lock(mu);
     work.emplace(&tl, std::move(w));
   };
-  if (!options.parse_only) load.on_parsed = analyse_rank;
+  load.on_parsed = analyse_rank;
   absl::StatusOr<Run> run = LoadRun(analyzed.discovery, load);
   if (!run.ok()) return run.status();
   analyzed.run = std::move(*run);
@@ -99,7 +120,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     analyzed.file_facts.push_back(FactsOf(*tl));
   }
   analyzed.grouping = GroupIntoRuns(analyzed.file_facts);
-  if (options.parse_only || analyzed.several_runs()) return analyzed;
+  if (analyzed.several_runs()) return analyzed;
 
   std::vector<std::vector<RuleOutcome>> outcomes;
   for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {

@@ -21,7 +21,8 @@ namespace tracelint {
 struct PipelineOptions {
   DiscoveryOptions discovery;
   LoadOptions load;
-  // Parse and group the files only (`analyze --list`): no analysis, no merge.
+  // Group the files only (`analyze --list`): each file's facts from its head
+  // and tail (ReadRunFileFacts), no parse of the events, no analysis.
   bool parse_only = false;
   // Keep every rank's events after its analysis (the HTML timeline and
   // --annotate read them); otherwise a multi-rank run frees them.

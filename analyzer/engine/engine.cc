@@ -1,5 +1,6 @@
 #include "analyzer/engine/engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,7 +44,18 @@ void Sanitize(Finding& f, std::vector<std::string>& warnings) {
     warnings.push_back(fmt::format("{}: negative recoverable time replaced by 0", f.rule_id));
     f.recoverable_ns_per_step = 0;
   }
+  for (TimeNs& ns : f.recoverable_ns_steps) ns = std::max<TimeNs>(ns, 0);
   if (f.recoverable_share < 0) f.recoverable_share = 0;
+}
+
+// Scales a finding's recoverable time, mean and per step alike, so the
+// samples diff tests stay consistent with the mean the report shows.
+void ScaleRecoverable(Finding& f, double scale) {
+  f.recoverable_ns_per_step = static_cast<TimeNs>(
+      std::floor(static_cast<double>(f.recoverable_ns_per_step) * scale));
+  for (TimeNs& ns : f.recoverable_ns_steps) {
+    ns = static_cast<TimeNs>(std::floor(static_cast<double>(ns) * scale));
+  }
 }
 
 static_assert(static_cast<int>(Confidence::kInferred) == 0 &&
@@ -64,9 +76,7 @@ void ApplyIntegrity(const TraceIntegrity& integrity, Finding& f) {
     f.confidence = static_cast<Confidence>(integrity.max_confidence);
   }
   if (f.recoverable_share > integrity.max_claim_share) {
-    double scale = integrity.max_claim_share / f.recoverable_share;
-    f.recoverable_ns_per_step =
-        static_cast<TimeNs>(static_cast<double>(f.recoverable_ns_per_step) * scale);
+    ScaleRecoverable(f, integrity.max_claim_share / f.recoverable_share);
     f.recoverable_share = integrity.max_claim_share;
     f.evidence.push_back({fmt::format("claim capped at {:.0f}% of the step: {}",
                                       integrity.max_claim_share * 100, integrity.summary),
@@ -227,8 +237,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
     for (auto& [r, f] : per_rank) {
       if (scale[r] == 1.0) continue;
       f.recoverable_share *= scale[r];
-      f.recoverable_ns_per_step = static_cast<TimeNs>(
-          std::floor(static_cast<double>(f.recoverable_ns_per_step) * scale[r]));
+      ScaleRecoverable(f, scale[r]);
       f.confidence = Confidence::kInferred;
     }
   }

@@ -57,6 +57,11 @@ struct Finding {
   std::string cause;             // sub-cause key, e.g. "data_loader"
   FindingSeverity severity = FindingSeverity::kLow;
   TimeNs recoverable_ns_per_step = 0;  // an upper bound, mean over steps
+  // The same recoverable time for each steady step, in the order of
+  // AnalysisContext::steps(), when the rule measures it step by step; empty
+  // when it can only give the mean (diff then compares means with the
+  // too-few-steps rule and says so). Scaled with recoverable_ns_per_step.
+  std::vector<TimeNs> recoverable_ns_steps;
   double recoverable_share = 0;        // of the mean step, 0..1
   Confidence confidence = Confidence::kMeasured;
   std::string title;

@@ -33,6 +33,10 @@ struct RunMetadata {
   std::string backend;
   std::string host_name;
   TimeNs base_time_ns = 0;  // added to every timestamp already
+  // baseTimeNanoseconds found after the event array (where Kineto itself
+  // writes it): the timestamps were converted before it was known and stay
+  // relative to it, but it still dates the capture (run grouping, run order).
+  TimeNs late_base_time_ns = 0;
   std::string trace_name;
   // Set when the input ended early; events up to the last complete one kept.
   bool truncated = false;

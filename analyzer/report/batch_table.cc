@@ -236,7 +236,9 @@ BatchRow SummarizeRunForBatch(const ReportInput& input) {
   }
   if (row.device.empty()) row.device = first_named_device;
   for (const Timeline* tl : input.ranks) {
-    TimeNs start_ns = tl->Bounds().first;
+    // Kineto's own layout puts baseTimeNanoseconds after the events; it still
+    // dates the run (contract.md, "Run order").
+    TimeNs start_ns = tl->Bounds().first + tl->metadata().late_base_time_ns;
     if (start_ns > 0 && (row.start_ns == 0 || start_ns < row.start_ns)) row.start_ns = start_ns;
   }
   if (util_n > 0) row.gpu_utilization = util_sum / util_n;

@@ -37,8 +37,11 @@ absl::StatusOr<const DiffRank*> PickRank(const DiffRun& run, int wanted) {
     return absl::InvalidArgumentError(fmt::format("{}: no rank {}", run.label, wanted));
   }
   if (pick == nullptr || pick->steady_steps.empty()) {
-    return absl::FailedPreconditionError(
-        fmt::format("{}: no steady step to compare", run.label));
+    // Said, never compared as empty samples: exit 5 (not judgeable).
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: no steady step to compare{} (every step is warm-up, capture or compile, or none "
+        "is complete; profile after warm-up)",
+        run.label, wanted >= 0 ? fmt::format(" on rank {}", wanted) : std::string()));
   }
   return pick;
 }
@@ -78,21 +81,49 @@ std::vector<NamedDelta> NamedDeltas(const std::vector<DiffNamedTime>& base, int6
   return out;
 }
 
-bool MovedBeyond(TimeNs base_ns, TimeNs new_ns, bool judged, double noise_ns) {
+bool MovedBeyondShare(TimeNs base_ns, TimeNs new_ns) {
   TimeNs delta_ns = new_ns - base_ns;
   if (delta_ns == 0) return false;
-  if (judged) return std::fabs(static_cast<double>(delta_ns)) > noise_ns;
   return std::fabs(static_cast<double>(delta_ns)) >
          kFindingChangeShareWithoutNoise * static_cast<double>(std::max<TimeNs>(base_ns, 1));
 }
 
-// Findings by fingerprint. A finding's recoverable time has no per-step
-// samples in a report, so "beyond the same test" uses the step-time test's
-// resolution: it changed when it moved by more than half the width of the
-// step-time shift's 95% interval (a move that test could resolve). One-time
-// costs and runs with too few steps use the 20% rule.
-std::vector<FindingChange> MatchFindings(const DiffRun& base, const DiffRun& next, bool judged,
-                                         double noise_ns) {
+std::vector<double> Samples(const std::vector<TimeNs>& ns) {
+  return std::vector<double>(ns.begin(), ns.end());
+}
+
+// contract.md "diff": a matched finding changed when its recoverable time
+// per step moved beyond the step-time test, applied to the finding's own
+// per-step values (Mann-Whitney U, alpha 0.05); with fewer than 5 steady
+// steps on a side, or a rule that gives only a mean, when it moved by more
+// than 20%. A one-time cost has no per-step values: 20% of the total.
+void JudgeChange(FindingChange& c) {
+  const DiffFinding& b = c.base;
+  const DiffFinding& n = c.next;
+  bool moved = false;
+  if (b.one_time_ns > 0 || n.one_time_ns > 0) {
+    c.judged_by = FindingJudgedBy::kOneTime;
+    moved = MovedBeyondShare(b.one_time_ns, n.one_time_ns);
+  } else if (b.recoverable_ns_steps.empty() || n.recoverable_ns_steps.empty()) {
+    c.judged_by = FindingJudgedBy::kMeanOnly;
+    moved = MovedBeyondShare(b.recoverable_ns_per_step, n.recoverable_ns_per_step);
+  } else {
+    c.comparison =
+        CompareSamples(Samples(b.recoverable_ns_steps), Samples(n.recoverable_ns_steps));
+    if (c.comparison.judged) {
+      c.judged_by = FindingJudgedBy::kTest;
+      moved = c.comparison.beyond_noise;
+    } else {
+      c.judged_by = FindingJudgedBy::kTooFewSteps;
+      moved = MovedBeyondShare(b.recoverable_ns_per_step, n.recoverable_ns_per_step);
+    }
+  }
+  c.kind = moved ? FindingChangeKind::kChanged : FindingChangeKind::kUnchanged;
+}
+
+// Findings by fingerprint: added, removed, changed, then unchanged, each in
+// the order the reports rank them.
+std::vector<FindingChange> MatchFindings(const DiffRun& base, const DiffRun& next) {
   std::vector<FindingChange> added, removed, changed, unchanged;
   std::vector<bool> used(next.findings.size(), false);
   for (const DiffFinding& b : base.findings) {
@@ -113,11 +144,8 @@ std::vector<FindingChange> MatchFindings(const DiffRun& base, const DiffRun& nex
     FindingChange c{FindingChangeKind::kUnchanged, b, n,
                     n.recoverable_ns_per_step - b.recoverable_ns_per_step,
                     n.one_time_ns - b.one_time_ns};
-    bool moved = MovedBeyond(b.recoverable_ns_per_step, n.recoverable_ns_per_step, judged,
-                             noise_ns) ||
-                 MovedBeyond(b.one_time_ns, n.one_time_ns, false, 0);
-    c.kind = moved ? FindingChangeKind::kChanged : FindingChangeKind::kUnchanged;
-    (moved ? changed : unchanged).push_back(std::move(c));
+    JudgeChange(c);
+    (c.kind == FindingChangeKind::kChanged ? changed : unchanged).push_back(std::move(c));
   }
   for (size_t i = 0; i < next.findings.size(); ++i) {
     if (used[i]) continue;
@@ -141,6 +169,17 @@ std::string_view FindingChangeName(FindingChangeKind k) {
     case FindingChangeKind::kUnchanged: return "unchanged";
   }
   return "unchanged";
+}
+
+std::string_view FindingJudgedByName(FindingJudgedBy j) {
+  switch (j) {
+    case FindingJudgedBy::kNone: return "";
+    case FindingJudgedBy::kTest: return "test";
+    case FindingJudgedBy::kTooFewSteps: return "too-few-steps";
+    case FindingJudgedBy::kMeanOnly: return "mean-only";
+    case FindingJudgedBy::kOneTime: return "one-time";
+  }
+  return "";
 }
 
 bool RunDiff::empty() const {
@@ -188,8 +227,7 @@ absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
   } else {
     d.step_change_pct = 100 * (step.median_new - step.median_base) / base_median_ns;
   }
-  double noise_ns = (step.shift.high - step.shift.low) / 2;
-  d.findings = MatchFindings(base, next, d.judged, noise_ns);
+  d.findings = MatchFindings(base, next);
   d.kernels = NamedDeltas(b.kernels, b.analysed_steps, n.kernels, n.analysed_steps, options.top_n);
   d.ops = NamedDeltas(b.ops, b.analysed_steps, n.ops, n.analysed_steps, options.top_n);
 

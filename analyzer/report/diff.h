@@ -34,12 +34,27 @@ struct MetricDiff {
 enum class FindingChangeKind { kAdded, kRemoved, kChanged, kUnchanged };
 std::string_view FindingChangeName(FindingChangeKind k);  // "added", ...
 
+// How a matched finding was judged changed or unchanged.
+enum class FindingJudgedBy {
+  kNone,          // added or removed: nothing to judge
+  kTest,          // Mann-Whitney over both runs' per-step values
+  kTooFewSteps,   // per-step values, fewer than kMinSamplesToJudgeNoise on a side: 20%
+  kMeanOnly,      // the rule gives only a mean on a side: 20%
+  kOneTime,       // a one-time cost (no per-step value): 20%
+};
+// "test", "too-few-steps", "mean-only", "one-time"; "" for kNone.
+std::string_view FindingJudgedByName(FindingJudgedBy j);
+
 struct FindingChange {
   FindingChangeKind kind = FindingChangeKind::kUnchanged;
   DiffFinding base;  // empty when added
   DiffFinding next;  // empty when removed
   TimeNs delta_ns_per_step = 0;  // next - base recoverable time per step
   TimeNs delta_one_time_ns = 0;
+  FindingJudgedBy judged_by = FindingJudgedBy::kNone;
+  // The per-step values compared (judged_by == kTest, or kTooFewSteps for
+  // the medians): shift and interval of the recoverable time per step.
+  SampleComparison comparison;
 };
 
 struct NamedDelta {

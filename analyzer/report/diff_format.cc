@@ -44,6 +44,28 @@ std::string PValue(const SampleComparison& c) {
   return fmt::format("{:.3g}{}", c.test.p_value, c.test.exact ? "" : " (normal)");
 }
 
+// How a matched finding was judged, so a "changed" is never read as a
+// significant move when only the 20% rule applied.
+std::string FindingBasis(const FindingChange& c) {
+  const SampleComparison& s = c.comparison;
+  switch (c.judged_by) {
+    case FindingJudgedBy::kNone: return "";
+    case FindingJudgedBy::kTest:
+      return fmt::format("per-step shift {} [{} .. {}], p {}", SignedDur(s.shift.estimate),
+                         SignedDur(s.shift.low), SignedDur(s.shift.high), PValue(s));
+    case FindingJudgedBy::kTooFewSteps:
+      return fmt::format("too few steps to judge noise ({} and {}): moved more than {:.0f}%?",
+                         s.n_base, s.n_new, 100 * kFindingChangeShareWithoutNoise);
+    case FindingJudgedBy::kMeanOnly:
+      return fmt::format("rule gives only a mean, no per-step values: moved more than {:.0f}%?",
+                         100 * kFindingChangeShareWithoutNoise);
+    case FindingJudgedBy::kOneTime:
+      return fmt::format("one-time cost: moved more than {:.0f}%?",
+                         100 * kFindingChangeShareWithoutNoise);
+  }
+  return "";
+}
+
 std::string TooFewLine(const RunDiff& d) {
   const SampleComparison& c = d.step_time().comparison;
   return fmt::format(

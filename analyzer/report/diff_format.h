@@ -37,6 +37,10 @@ const DiffFinding& Shown(const FindingChange& c);
 std::string FindingName(const FindingChange& c);   // "rule / cause"
 std::string FindingTimes(const FindingChange& c);  // "3 ms/step -> 1 ms/step (-2 ms)"
 
+// How a matched finding was judged ("per-step shift +1 ms [..], p 0.01",
+// "too few steps ... moved more than 20%?"); empty for added/removed.
+std::string FindingBasis(const FindingChange& c);
+
 struct FindingCounts {
   int added = 0, removed = 0, changed = 0, unchanged = 0;
 };

@@ -290,7 +290,12 @@ void FindingsTable(std::string& out, const RunDiff& d) {
         "<tr class=\"{0}\"><td class=\"name\"><span class=\"chg chg-{0}\">{0}</span></td>"
         "<td class=\"name\"><code>{1}</code></td><td>{2}</td><td>{3}</td>"
         "<td class=\"name\">{4}</td></tr>\n",
-        kind, E(FindingName(c)), severity, E(FindingTimes(c)), E(f.title));
+        kind, E(FindingName(c)), severity,
+        c.kind == FindingChangeKind::kChanged
+            ? fmt::format("{}<br><small>judged by: {}</small>", E(FindingTimes(c)),
+                          E(diff_format::FindingBasis(c)))
+            : E(FindingTimes(c)),
+        E(f.title));
   }
   out += "</table>\n";
 }

@@ -65,7 +65,8 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
   for (const Finding& f : input.findings) {
     run.findings.push_back({f.fingerprint, f.rule_id, f.cause, f.title,
                             std::string(FindingSeverityName(f.severity)), f.location.rank,
-                            f.recoverable_ns_per_step, f.recoverable_share, f.one_time_ns});
+                            f.recoverable_ns_per_step, f.recoverable_ns_steps,
+                            f.recoverable_share, f.one_time_ns});
   }
   return run;
 }
@@ -227,6 +228,21 @@ absl::StatusOr<DiffRun> DiffRunFromJsonReport(std::string_view json, std::string
     object loc = r.Object(fo["location"], "location");
     if (r.ok()) f.rank = static_cast<int>(r.Int(loc, "rank"));
     f.recoverable_ns_per_step = r.Int(fo, "recoverable_ns_per_step");
+    // Optional: a report written before per-step values existed has none,
+    // and diff then judges that finding by the 20% rule.
+    array steps;
+    if (r.ok() && fo["recoverable_ns_steps"].get_array().get(steps) == simdjson::SUCCESS) {
+      for (element v : steps) {
+        int64_t ns = 0;
+        if (v.get_int64().get(ns) != simdjson::SUCCESS) {
+          return absl::InvalidArgumentError(fmt::format(
+              "{}: not a complete tracelint JSON report (field 'recoverable_ns_steps' holds a "
+              "value that is not an integer)",
+              run.label));
+        }
+        f.recoverable_ns_steps.push_back(ns);
+      }
+    }
     f.recoverable_share = r.Double(fo, "recoverable_share");
     f.one_time_ns = r.Int(fo, "one_time_ns");
     run.findings.push_back(std::move(f));

@@ -52,6 +52,9 @@ struct DiffFinding {
   std::string severity;
   int rank = -1;
   TimeNs recoverable_ns_per_step = 0;
+  // Per steady step (Finding::recoverable_ns_steps); empty when the rule
+  // gives only the mean, or the report predates the field.
+  std::vector<TimeNs> recoverable_ns_steps;
   double recoverable_share = 0;
   TimeNs one_time_ns = 0;
 };
@@ -63,9 +66,10 @@ struct DiffRun {
 };
 
 // The steps every per-step statistic of a diff uses: the rows of the step
-// metrics, i.e. the steps AnalysisContext::steps() holds. Without a
-// steady/warm-up classification that is every complete analysed step; once
-// steps() holds only the steady ones (issue 9), these follow unchanged. If
+// metrics, i.e. the steps AnalysisContext::steps() holds, which are the
+// steady ones only (warm-up, capture and compile steps are left out;
+// docs/steady-state.md). A rank with none gives no sample, and the diff
+// refuses to compare it (exit 5) rather than compare empty samples. If
 // steadiness ever becomes a flag on StepRow instead, filter here (and only
 // here).
 std::vector<const StepRow*> SteadyStepSamples(const StepMetrics& metrics);

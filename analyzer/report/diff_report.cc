@@ -14,6 +14,7 @@ namespace {
 
 using diff_format::CountFindings;
 using diff_format::Delta;
+using diff_format::FindingBasis;
 using diff_format::FindingCounts;
 using diff_format::FindingName;
 using diff_format::FindingTimes;
@@ -116,6 +117,9 @@ std::string RenderDiffText(const RunDiff& d) {
     const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
     out += fmt::format("  {:<9} {:<40} {:<32} {} [{}]\n", FindingChangeName(c.kind),
                        FindingName(c), FindingTimes(c), f.title, f.fingerprint);
+    if (c.kind == FindingChangeKind::kChanged) {
+      out += fmt::format("  {:<9} judged by: {}\n", "", FindingBasis(c));
+    }
   }
   NamedTable(out, "Kernels", d.kernels, false);
   NamedTable(out, "Ops", d.ops, false);
@@ -147,8 +151,10 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
     for (const FindingChange& c : d.findings) {
       if (c.kind == FindingChangeKind::kUnchanged) continue;
       const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
+      std::string times = FindingTimes(c);
+      if (c.kind == FindingChangeKind::kChanged) times += "<br>" + MdCell(FindingBasis(c));
       out += fmt::format("| {} | `{}` | {} | {} |\n", FindingChangeName(c.kind), FindingName(c),
-                         FindingTimes(c), MdCell(f.title));
+                         times, MdCell(f.title));
     }
   }
   NamedTable(out, "Kernels", d.kernels, true);
@@ -265,6 +271,23 @@ void WriteDiffJson(JsonWriter& w, const RunDiff& d) {
     c.kind == FindingChangeKind::kRemoved ? w.Null() : WriteFindingRef(w, c.next);
     w.Key("delta_ns_per_step").Int(c.delta_ns_per_step);
     w.Key("delta_one_time_ns").Int(c.delta_one_time_ns);
+    w.Key("judged_by");
+    c.judged_by == FindingJudgedBy::kNone ? w.Null() : w.String(FindingJudgedByName(c.judged_by));
+    w.Key("test");
+    if (c.judged_by == FindingJudgedBy::kTest) {
+      const SampleComparison& t = c.comparison;
+      w.BeginObject();
+      w.Key("n_base").Int(t.n_base);
+      w.Key("n_new").Int(t.n_new);
+      w.Key("method").String(t.test.exact ? "mann-whitney-exact" : "mann-whitney-normal");
+      w.Key("p_value").Double(t.test.p_value);
+      w.Key("shift_ns").Double(t.shift.estimate);
+      w.Key("shift_low_ns").Double(t.shift.low);
+      w.Key("shift_high_ns").Double(t.shift.high);
+      w.EndObject();
+    } else {
+      w.Null();
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -62,6 +62,7 @@ void ExpectSameRun(const DiffRun& a, const DiffRun& b) {
   for (size_t i = 0; i < a.findings.size(); ++i) {
     EXPECT_EQ(a.findings[i].fingerprint, b.findings[i].fingerprint);
     EXPECT_EQ(a.findings[i].recoverable_ns_per_step, b.findings[i].recoverable_ns_per_step);
+    EXPECT_EQ(a.findings[i].recoverable_ns_steps, b.findings[i].recoverable_ns_steps);
     EXPECT_EQ(a.findings[i].severity, b.findings[i].severity);
   }
 }
@@ -74,9 +75,16 @@ TEST(DiffInput, JsonReportReadsBackAsTheAnalysisWhateverTheTopN) {
   input.input_path = "run";
   input.ranks = {&*tl};
   input.contexts = {&ctx};
-  input.findings = {MakeFinding("data_loader", 3 * kNsPerMs)};
+  input.findings = {MakeFinding("data_loader", 3 * kNsPerMs),
+                    MakeFinding("host_side_op", 2 * kNsPerMs)};
+  // One finding measured step by step, one that gives only its mean.
+  input.findings[0].recoverable_ns_steps = {2 * kNsPerMs, 3 * kNsPerMs, 4 * kNsPerMs,
+                                            3 * kNsPerMs, 3 * kNsPerMs};
   input.options.top_n = 1;  // the display cut must not reach the diff data
   DiffRun live = DiffRunFromAnalysis(input);
+  ASSERT_EQ(live.findings.size(), 2u);
+  EXPECT_EQ(live.findings[0].recoverable_ns_steps.size(), 5u);
+  EXPECT_TRUE(live.findings[1].recoverable_ns_steps.empty());
   ASSERT_EQ(live.ranks.size(), 1u);
   EXPECT_EQ(live.ranks[0].steady_steps.size(), 12u);
   EXPECT_GE(live.ranks[0].kernels.size(), 2u);
@@ -153,15 +161,91 @@ TEST(ComputeRunDiff, FindingsAddedRemovedChangedByFingerprint) {
   EXPECT_FALSE(d->empty());
 }
 
-TEST(ComputeRunDiff, FindingMovesWithinTheStepTimeNoiseAreUnchanged) {
-  // Step times spread by 4 ms: a finding moving by 0.5 ms is within that.
+// A finding measured step by step: its per-step values and their mean.
+DiffFinding FoundPerStep(std::string fingerprint, std::vector<TimeNs> values_ns) {
+  TimeNs sum_ns = 0;
+  for (TimeNs v : values_ns) sum_ns += v;
+  DiffFinding f = Found(std::move(fingerprint),
+                        values_ns.empty() ? 0 : sum_ns / static_cast<TimeNs>(values_ns.size()));
+  f.recoverable_ns_steps = std::move(values_ns);
+  return f;
+}
+
+std::vector<TimeNs> Ms(std::initializer_list<double> ms) {
+  std::vector<TimeNs> v;
+  for (double x : ms) v.push_back(static_cast<TimeNs>(x * kNsPerMs));
+  return v;
+}
+
+TEST(ComputeRunDiff, FindingWhosePerStepCostShiftsBeyondNoiseIsChanged) {
+  // +1 ms on every step (+10%): below the 20% rule, but far beyond the
+  // steps' own spread, so the test calls it.
   DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
   DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, kNsPerMs));
-  base.findings = {Found("f", 10 * kNsPerMs)};
-  next.findings = {Found("f", 10 * kNsPerMs + 500 * kNsPerUs)};
+  base.findings = {FoundPerStep("f", Ms({10, 10.1, 9.9, 10.2, 9.8, 10, 10.1, 9.9, 10, 10}))};
+  next.findings = {FoundPerStep("f", Ms({11, 11.1, 10.9, 11.2, 10.8, 11, 11.1, 10.9, 11, 11}))};
   absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
-  ASSERT_TRUE(d.ok());
-  EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kUnchanged);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->findings.size(), 1u);
+  const FindingChange& c = d->findings[0];
+  EXPECT_EQ(c.kind, FindingChangeKind::kChanged);
+  EXPECT_EQ(c.judged_by, FindingJudgedBy::kTest);
+  EXPECT_LT(c.comparison.test.p_value, kNoiseAlpha);
+  EXPECT_NEAR(c.comparison.shift.estimate, kNsPerMs, 1e-6);
+  EXPECT_GT(c.comparison.shift.low, 0);
+  std::string text = RenderDiffText(*d);
+  EXPECT_THAT(text, HasSubstr("judged by: per-step shift +1.000 ms"));
+  EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("per-step shift"));
+  EXPECT_THAT(RenderDiffJson(*d), HasSubstr("\"judged_by\": \"test\""));
+}
+
+TEST(ComputeRunDiff, FindingWithNoisyButSameValuesIsUnchanged) {
+  // The same spread of values, one outlier step: the mean moves by 36%
+  // (the 20% rule would call it changed), the distribution does not.
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  base.findings = {FoundPerStep("f", Ms({2, 4, 6, 8, 10, 12, 14, 16, 18, 20}))};
+  next.findings = {FoundPerStep("f", Ms({18, 2, 16, 4, 14, 6, 12, 8, 10, 60}))};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  const FindingChange& c = d->findings[0];
+  EXPECT_GT(c.delta_ns_per_step, 3 * kNsPerMs);
+  EXPECT_EQ(c.judged_by, FindingJudgedBy::kTest);
+  EXPECT_GE(c.comparison.test.p_value, kNoiseAlpha);
+  EXPECT_EQ(c.kind, FindingChangeKind::kUnchanged);
+}
+
+TEST(ComputeRunDiff, FindingWithTooFewStepsUsesTheTwentyPercentRule) {
+  // Per-step values, but only 3 steps a side: no test, the 20% rule.
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  base.findings = {FoundPerStep("small", Ms({10, 10, 10})), FoundPerStep("big", Ms({10, 10, 10}))};
+  next.findings = {FoundPerStep("small", Ms({11.5, 11.5, 11.5})),
+                   FoundPerStep("big", Ms({12.5, 12.5, 12.5}))};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->findings.size(), 2u);
+  EXPECT_EQ(d->findings[0].base.fingerprint, "big");  // +25%
+  EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kChanged);
+  EXPECT_EQ(d->findings[0].judged_by, FindingJudgedBy::kTooFewSteps);
+  EXPECT_EQ(d->findings[1].kind, FindingChangeKind::kUnchanged);  // +15%
+  EXPECT_EQ(d->findings[1].judged_by, FindingJudgedBy::kTooFewSteps);
+  EXPECT_THAT(RenderDiffText(*d),
+              HasSubstr("judged by: too few steps to judge noise (3 and 3): moved more than 20%"));
+}
+
+TEST(ComputeRunDiff, FindingWithOnlyAMeanSaysSoAndUsesTheTwentyPercentRule) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  // One side measured step by step, the other (an older report) not.
+  base.findings = {Found("f", 10 * kNsPerMs)};
+  next.findings = {FoundPerStep("f", Ms({13, 13, 13, 13, 13, 13}))};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kChanged);
+  EXPECT_EQ(d->findings[0].judged_by, FindingJudgedBy::kMeanOnly);
+  EXPECT_THAT(RenderDiffText(*d), HasSubstr("rule gives only a mean, no per-step values"));
+  EXPECT_THAT(RenderDiffJson(*d), HasSubstr("\"judged_by\": \"mean-only\""));
 }
 
 TEST(ComputeRunDiff, TooFewStepsComparesMediansAndUsesTheTwentyPercentRule) {
@@ -181,6 +265,7 @@ TEST(ComputeRunDiff, TooFewStepsComparesMediansAndUsesTheTwentyPercentRule) {
   EXPECT_EQ(d->findings[0].kind, FindingChangeKind::kChanged);  // big: +25%
   EXPECT_EQ(d->findings[0].base.fingerprint, "big");
   EXPECT_EQ(d->findings[1].kind, FindingChangeKind::kUnchanged);  // small: +15%
+  EXPECT_EQ(d->findings[0].judged_by, FindingJudgedBy::kMeanOnly);
   std::string text = RenderDiffText(*d);
   EXPECT_THAT(text, HasSubstr("too few steps to judge noise"));
   EXPECT_THAT(text, HasSubstr("not evaluated"));
@@ -268,8 +353,10 @@ TEST(DiffReport, JsonValidatesAgainstTheSchema) {
   for (bool judged : {true, false}) {
     DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, judged ? 10 : 3, kNsPerMs));
     DiffRun next = OneRankRun("b", Steps(120 * kNsPerMs, judged ? 10 : 3, kNsPerMs));
-    base.findings = {Found("gone", kNsPerMs), Found("moved", kNsPerMs)};
-    next.findings = {Found("new", kNsPerMs), Found("moved", 3 * kNsPerMs)};
+    base.findings = {Found("gone", kNsPerMs), Found("moved", kNsPerMs),
+                     FoundPerStep("tested", Ms({1, 1.1, 0.9, 1, 1, 1.2}))};
+    next.findings = {Found("new", kNsPerMs), Found("moved", 3 * kNsPerMs),
+                     FoundPerStep("tested", Ms({2, 2.1, 1.9, 2, 2, 2.2}))};
     base.ranks[0].kernels = {{"k|x", 10, 10 * kNsPerMs}};
     DiffOptions options;
     options.fail_on_regression_pct = 5;

@@ -309,6 +309,11 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.Key("cause").String(f.cause);
   w.Key("severity").String(FindingSeverityName(f.severity));
   w.Key("recoverable_ns_per_step").Int(f.recoverable_ns_per_step);
+  // Every steady step's value (whatever the display options): `diff` tests
+  // a finding's change on them when it reads this report back.
+  w.Key("recoverable_ns_steps").BeginArray();
+  for (TimeNs ns : f.recoverable_ns_steps) w.Int(ns);
+  w.EndArray();
   w.Key("recoverable_share").Double(std::clamp(f.recoverable_share, 0.0, 1.0));
   w.Key("confidence").String(ConfidenceName(f.confidence));
   w.Key("title").String(f.title);

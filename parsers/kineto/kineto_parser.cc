@@ -421,6 +421,9 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
 
   RunMetadata& m = merged.metadata();
   FillMetadata(path, meta, facts.features, splitter.bare_array(), base_time_ns, m);
+  if (!base_before_tail && meta.base_time_text) {
+    m.late_base_time_ns = ParseIntText(meta.base_time_text).value_or(0);
+  }
   MatchLoneDevice(facts.tracks, m, merged.diagnostics());
   m.events_read = events;
   if (splitter.skipped_elements() > 0) {
