@@ -17,6 +17,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::DeviceSpec;
 using testing::KernelOptions;
+using rules2_test::RankingOf;
 using testing::Scenario;
 using testing::ShapeArgs;
 
@@ -41,12 +42,6 @@ std::vector<Finding> Ranked(const Scenario& s) {
   return tl.ok() ? rules2_test::RankedFindings(*tl) : std::vector<Finding>{};
 }
 
-// "rule/cause" in rank order.
-std::vector<std::string> Ranking(const std::vector<Finding>& findings) {
-  std::vector<std::string> out;
-  for (const Finding& f : findings) out.push_back(f.rule_id + "/" + f.cause);
-  return out;
-}
 
 const Finding& Get(const std::vector<Finding>& findings, std::string_view rule) {
   for (const Finding& f : findings) {
@@ -82,7 +77,7 @@ Scenario InferenceFp32(bool with_optimizer) {
 
 TEST(AdviceVariants, InferenceTensorCoresAdviceHasNoTraining) {
   std::vector<Finding> findings = Ranked(InferenceFp32(false));
-  EXPECT_THAT(Ranking(findings), ElementsAre("tensor-cores-idle/fp32_no_tensor_cores"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("tensor-cores-idle/fp32_no_tensor_cores"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "tensor-cores-idle").fix;
   EXPECT_THAT(fix, HasSubstr("Serve the model in bfloat16"));
@@ -92,7 +87,7 @@ TEST(AdviceVariants, InferenceTensorCoresAdviceHasNoTraining) {
 
 TEST(AdviceVariants, TrainingTensorCoresAdviceKeepsTraining) {
   std::vector<Finding> findings = Ranked(InferenceFp32(true));
-  EXPECT_THAT(Ranking(findings), ElementsAre("tensor-cores-idle/fp32_no_tensor_cores"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("tensor-cores-idle/fp32_no_tensor_cores"))
       << rules2_test::Describe(findings);
   EXPECT_THAT(Get(findings, "tensor-cores-idle").fix, HasSubstr("Train under torch.autocast"));
 }
@@ -108,7 +103,7 @@ TEST(AdviceVariants, TuringTrainingUsesTorchAmpGradScaler) {
     s.Sync().EndStep();
   }
   std::vector<Finding> findings = Ranked(s);
-  EXPECT_THAT(Ranking(findings), ElementsAre("tensor-cores-idle/fp32_no_tensor_cores"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("tensor-cores-idle/fp32_no_tensor_cores"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "tensor-cores-idle").fix;
   EXPECT_THAT(fix, HasSubstr("torch.amp.GradScaler(\"cuda\")"));
@@ -129,7 +124,7 @@ Scenario LaunchBound() {
 
 TEST(AdviceVariants, LaunchBoundInferenceGetsCudaGraphsAndBatching) {
   std::vector<Finding> findings = Ranked(LaunchBound());
-  EXPECT_THAT(Ranking(findings), ElementsAre("gpu-idle-gaps/launch_overhead"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("gpu-idle-gaps/launch_overhead"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "gpu-idle-gaps").fix;
   EXPECT_THAT(fix, HasSubstr("CUDA Graphs"));
@@ -172,7 +167,7 @@ Scenario BetweenSteps() {
 TEST(AdviceVariants, EagerDispatchInInferenceGetsGraphsAndCompile) {
   std::vector<Finding> findings = Ranked(EagerDispatch(false));
   ASSERT_FALSE(findings.empty());
-  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+  EXPECT_EQ(RankingOf(findings).front(), "gpu-idle-gaps/other_host_work")
       << rules2_test::Describe(findings);
   const std::string& fix = findings.front().fix;
   EXPECT_THAT(fix, HasSubstr("operator dispatch"));
@@ -184,7 +179,7 @@ TEST(AdviceVariants, EagerDispatchInInferenceGetsGraphsAndCompile) {
 TEST(AdviceVariants, EagerDispatchInTrainingGetsTorchCompile) {
   std::vector<Finding> findings = Ranked(EagerDispatch(true));
   ASSERT_FALSE(findings.empty());
-  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+  EXPECT_EQ(RankingOf(findings).front(), "gpu-idle-gaps/other_host_work")
       << rules2_test::Describe(findings);
   EXPECT_THAT(findings.front().fix, HasSubstr("torch.compile the model"));
 }
@@ -193,7 +188,7 @@ TEST(AdviceVariants, EagerDispatchInTrainingGetsTorchCompile) {
 TEST(AdviceVariants, HostWorkInsideCompiledRegionGetsGraphBreakAdvice) {
   std::vector<Finding> findings = Ranked(EagerDispatch(false, true));
   ASSERT_FALSE(findings.empty());
-  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+  EXPECT_EQ(RankingOf(findings).front(), "gpu-idle-gaps/other_host_work")
       << rules2_test::Describe(findings);
   const std::string& fix = findings.front().fix;
   EXPECT_THAT(fix, HasSubstr("already compiled"));
@@ -204,7 +199,7 @@ TEST(AdviceVariants, HostWorkInsideCompiledRegionGetsGraphBreakAdvice) {
 TEST(AdviceVariants, HostWorkBetweenInferenceStepsGetsOverlapAdvice) {
   std::vector<Finding> findings = Ranked(BetweenSteps());
   ASSERT_FALSE(findings.empty());
-  EXPECT_EQ(Ranking(findings).front(), "gpu-idle-gaps/other_host_work")
+  EXPECT_EQ(RankingOf(findings).front(), "gpu-idle-gaps/other_host_work")
       << rules2_test::Describe(findings);
   EXPECT_THAT(findings.front().fix, HasSubstr("between inference steps"));
 }
@@ -229,7 +224,7 @@ Scenario ExposedCollective(std::string_view op, std::string_view kernel, TimeNs 
 TEST(AdviceVariants, AllToAllOfSparseEmbeddings) {
   std::vector<Finding> findings =
       Ranked(ExposedCollective("nccl:all_to_all", "ncclDevKernel_SendRecv(x)", 2 * kNsPerMs));
-  EXPECT_THAT(Ranking(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "comm-clustered-allreduce").fix;
   EXPECT_THAT(fix, HasSubstr("all_to_all"));
@@ -240,7 +235,7 @@ TEST(AdviceVariants, AllToAllOfSparseEmbeddings) {
 TEST(AdviceVariants, FsdpAllGatherAndReduceScatter) {
   std::vector<Finding> findings = Ranked(ExposedCollective(
       "nccl:_all_gather_base", "ncclDevKernel_AllGather_RING_LL(x)", 2 * kNsPerMs));
-  EXPECT_THAT(Ranking(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "comm-clustered-allreduce").fix;
   EXPECT_THAT(fix, HasSubstr("FSDP"));
@@ -260,7 +255,7 @@ TEST(AdviceVariants, ManySmallAllReducesGetBucketing) {
     s.Sync().EndStep();
   }
   std::vector<Finding> findings = Ranked(s);
-  EXPECT_THAT(Ranking(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "comm-clustered-allreduce").fix;
   EXPECT_THAT(fix, HasSubstr("small all_reduce"));
@@ -276,7 +271,7 @@ TEST(AdviceVariants, InferenceTensorParallelAllReduce) {
     s.AllReduce(16 << 20, 2 * kNsPerMs).Sync({0, testing::kCommStream}).EndStep();
   }
   std::vector<Finding> findings = Ranked(s);
-  EXPECT_THAT(Ranking(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "comm-clustered-allreduce").fix;
   EXPECT_THAT(fix, HasSubstr("tensor-parallel"));
@@ -296,7 +291,7 @@ TEST(AdviceVariants, ExposedCommunicationSavingCappedByCompute) {
     s.Sync().EndStep();
   }
   std::vector<Finding> findings = Ranked(s);
-  EXPECT_THAT(Ranking(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
+  EXPECT_THAT(RankingOf(findings), ElementsAre("comm-clustered-allreduce/exposed_communication"))
       << rules2_test::Describe(findings);
   const Finding& f = Get(findings, "comm-clustered-allreduce");
   rules2_test::ExpectWithin(f.recoverable_ns_per_step, 1.1 * kNsPerMs, 0.05, "capped saving");

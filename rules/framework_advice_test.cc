@@ -16,12 +16,13 @@
 namespace tracelint {
 namespace {
 
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using rules2_test::RankingOf;
 using testing::CopyOptions;
 using testing::DeviceSpec;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 using testing::KernelOptions;
+using ::testing::Not;
 using testing::Scenario;
 
 std::vector<Finding> Ranked(Scenario s, std::string_view framework) {
@@ -31,15 +32,9 @@ std::vector<Finding> Ranked(Scenario s, std::string_view framework) {
   return tl.ok() ? rules2_test::RankedFindings(*tl) : std::vector<Finding>{};
 }
 
-std::vector<std::string> Ranking(const std::vector<Finding>& findings) {
-  std::vector<std::string> out;
-  for (const Finding& f : findings) out.push_back(f.rule_id + "/" + f.cause);
-  return out;
-}
-
-const Finding& Get(const std::vector<Finding>& findings, std::string_view rule,
+const Finding &Get(const std::vector<Finding> &findings, std::string_view rule,
                    std::string_view cause) {
-  for (const Finding& f : findings) {
+  for (const Finding &f : findings) {
     if (f.rule_id == rule && f.cause == cause) return f;
   }
   static const Finding kNone;
@@ -48,16 +43,16 @@ const Finding& Get(const std::vector<Finding>& findings, std::string_view rule,
 }
 
 // PyTorch's own API in a fix text: never shown to a JAX or TensorFlow user.
-void ExpectNoPyTorchWords(const std::string& fix) {
-  for (const char* word : {"torch", "DataLoader", "pin_memory", "non_blocking", "CUDA stream",
+void ExpectNoPyTorchWords(const std::string &fix) {
+  for (const char *word : {"torch", "DataLoader", "pin_memory", "non_blocking", "CUDA stream",
                            "with_stack", "nonzero"}) {
     EXPECT_THAT(fix, Not(HasSubstr(word))) << "in: " << fix;
   }
 }
 
 // Every finding's fix, not only the one a test looks at.
-void ExpectNoPyTorchWordsAnywhere(const std::vector<Finding>& findings) {
-  for (const Finding& f : findings) {
+void ExpectNoPyTorchWordsAnywhere(const std::vector<Finding> &findings) {
+  for (const Finding &f : findings) {
     SCOPED_TRACE(f.rule_id + "/" + f.cause);
     ExpectNoPyTorchWords(f.fix);
   }
@@ -68,27 +63,28 @@ TEST(FrameworkAdvice, SyncAndHostOpAdviceFollowsTheFramework) {
   const std::vector<Finding> torch = Ranked(case_studies::ItemInLoop(), "PyTorch");
   const std::vector<Finding> tf = Ranked(case_studies::ItemInLoop(), "TensorFlow");
   const std::vector<Finding> jax = Ranked(case_studies::ItemInLoop(), "JAX");
-  ASSERT_THAT(Ranking(torch), ::testing::Contains("host-side-ops/sync_call"))
+  ASSERT_THAT(RankingOf(torch), ::testing::Contains("host-side-ops/sync_call"))
       << rules2_test::Describe(torch);
-  ASSERT_THAT(Ranking(torch), ::testing::Contains("host-side-ops/host_side_op"));
-  EXPECT_THAT(Ranking(tf), ElementsAreArray(Ranking(torch))) << "the framework changes words only";
-  EXPECT_THAT(Ranking(jax), ElementsAreArray(Ranking(torch)));
+  ASSERT_THAT(RankingOf(torch), ::testing::Contains("host-side-ops/host_side_op"));
+  EXPECT_THAT(RankingOf(tf), ElementsAreArray(RankingOf(torch)))
+      << "the framework changes words only";
+  EXPECT_THAT(RankingOf(jax), ElementsAreArray(RankingOf(torch)));
 
   EXPECT_THAT(Get(torch, "host-side-ops", "sync_call").fix, HasSubstr(".item()"));
-  const std::string& tf_sync = Get(tf, "host-side-ops", "sync_call").fix;
+  const std::string &tf_sync = Get(tf, "host-side-ops", "sync_call").fix;
   EXPECT_THAT(tf_sync, HasSubstr("tf.function"));
   EXPECT_THAT(tf_sync, HasSubstr("every N steps"));
   ExpectNoPyTorchWords(tf_sync);
-  const std::string& jax_sync = Get(jax, "host-side-ops", "sync_call").fix;
+  const std::string &jax_sync = Get(jax, "host-side-ops", "sync_call").fix;
   EXPECT_THAT(jax_sync, HasSubstr("jax.device_get"));
   EXPECT_THAT(jax_sync, HasSubstr("jitted"));
   ExpectNoPyTorchWords(jax_sync);
 
   EXPECT_THAT(Get(torch, "host-side-ops", "host_side_op").fix, HasSubstr("torch ops"));
-  const std::string& tf_host = Get(tf, "host-side-ops", "host_side_op").fix;
+  const std::string &tf_host = Get(tf, "host-side-ops", "host_side_op").fix;
   EXPECT_THAT(tf_host, HasSubstr("tf.data"));
   ExpectNoPyTorchWords(tf_host);
-  const std::string& jax_host = Get(jax, "host-side-ops", "host_side_op").fix;
+  const std::string &jax_host = Get(jax, "host-side-ops", "host_side_op").fix;
   EXPECT_THAT(jax_host, HasSubstr("jax.numpy"));
   ExpectNoPyTorchWords(jax_host);
   ExpectNoPyTorchWordsAnywhere(tf);
@@ -103,10 +99,11 @@ Scenario PageableCopies() {
   CopyOptions staging;
   staging.launch_ns = 2 * kNsPerMs;
   for (int k = 0; k < 4; ++k) {
-    s.BeginStep(k).OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10,
-                             2 * kNsPerMs, 10 * kNsPerUs);
-    s.Sync().BeginOp("aten::copy_").CopyH2D(1 << 20, 100 * kNsPerUs, MemorySpace::kPageable,
-                                            staging);
+    s.BeginStep(k).OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10, 2 * kNsPerMs,
+                             10 * kNsPerUs);
+    s.Sync()
+        .BeginOp("aten::copy_")
+        .CopyH2D(1 << 20, 100 * kNsPerUs, MemorySpace::kPageable, staging);
     s.End().EndStep();
   }
   return s;
@@ -116,16 +113,16 @@ TEST(FrameworkAdvice, HostToDeviceCopyAdviceFollowsTheFramework) {
   const std::vector<Finding> torch = Ranked(PageableCopies(), "PyTorch");
   const std::vector<Finding> tf = Ranked(PageableCopies(), "TensorFlow");
   const std::vector<Finding> jax = Ranked(PageableCopies(), "JAX");
-  ASSERT_THAT(Ranking(torch), ::testing::Contains("h2d-copy-dominance/pageable_copy"))
+  ASSERT_THAT(RankingOf(torch), ::testing::Contains("h2d-copy-dominance/pageable_copy"))
       << rules2_test::Describe(torch);
-  EXPECT_THAT(Ranking(tf), ElementsAreArray(Ranking(torch)));
-  EXPECT_THAT(Ranking(jax), ElementsAreArray(Ranking(torch)));
+  EXPECT_THAT(RankingOf(tf), ElementsAreArray(RankingOf(torch)));
+  EXPECT_THAT(RankingOf(jax), ElementsAreArray(RankingOf(torch)));
 
   EXPECT_THAT(Get(torch, "h2d-copy-dominance", "pageable_copy").fix, HasSubstr("pin_memory"));
-  const std::string& tf_fix = Get(tf, "h2d-copy-dominance", "pageable_copy").fix;
+  const std::string &tf_fix = Get(tf, "h2d-copy-dominance", "pageable_copy").fix;
   EXPECT_THAT(tf_fix, HasSubstr("prefetch_to_device"));
   ExpectNoPyTorchWords(tf_fix);
-  const std::string& jax_fix = Get(jax, "h2d-copy-dominance", "pageable_copy").fix;
+  const std::string &jax_fix = Get(jax, "h2d-copy-dominance", "pageable_copy").fix;
   EXPECT_THAT(jax_fix, HasSubstr("jax.device_put"));
   ExpectNoPyTorchWords(jax_fix);
   ExpectNoPyTorchWordsAnywhere(tf);
@@ -154,18 +151,18 @@ TEST(FrameworkAdvice, OneTimeCostAdviceFollowsTheFramework) {
   const std::vector<Finding> torch = Ranked(ModuleLoadingThenSteady(), "PyTorch");
   const std::vector<Finding> tf = Ranked(ModuleLoadingThenSteady(), "TensorFlow");
   const std::vector<Finding> jax = Ranked(ModuleLoadingThenSteady(), "JAX");
-  ASSERT_THAT(Ranking(torch), ::testing::Contains("warmup-one-time-cost/module_loading"))
+  ASSERT_THAT(RankingOf(torch), ::testing::Contains("warmup-one-time-cost/module_loading"))
       << rules2_test::Describe(torch);
-  EXPECT_THAT(Ranking(tf), ElementsAreArray(Ranking(torch)));
-  EXPECT_THAT(Ranking(jax), ElementsAreArray(Ranking(torch)));
+  EXPECT_THAT(RankingOf(tf), ElementsAreArray(RankingOf(torch)));
+  EXPECT_THAT(RankingOf(jax), ElementsAreArray(RankingOf(torch)));
 
   EXPECT_THAT(Get(torch, "warmup-one-time-cost", "module_loading").fix,
               HasSubstr("torch.profiler.schedule"));
-  const std::string& tf_fix = Get(tf, "warmup-one-time-cost", "module_loading").fix;
+  const std::string &tf_fix = Get(tf, "warmup-one-time-cost", "module_loading").fix;
   EXPECT_THAT(tf_fix, HasSubstr("tf.profiler.experimental.start"));
   EXPECT_THAT(tf_fix, HasSubstr("profile_batch"));
   ExpectNoPyTorchWords(tf_fix);
-  const std::string& jax_fix = Get(jax, "warmup-one-time-cost", "module_loading").fix;
+  const std::string &jax_fix = Get(jax, "warmup-one-time-cost", "module_loading").fix;
   EXPECT_THAT(jax_fix, HasSubstr("jax.profiler.start_trace"));
   ExpectNoPyTorchWords(jax_fix);
   ExpectNoPyTorchWordsAnywhere(tf);

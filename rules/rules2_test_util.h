@@ -79,6 +79,13 @@ inline std::vector<Finding> RankedFindings(const Timeline& tl) {
   return result->findings;
 }
 
+// "rule/cause" per finding, in rank order: the ranking tests assert whole.
+inline std::vector<std::string> RankingOf(const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const Finding& f : findings) out.push_back(f.rule_id + "/" + f.cause);
+  return out;
+}
+
 inline std::string Describe(const std::vector<Finding>& findings) {
   std::string out;
   for (const Finding& f : findings) {
