@@ -272,6 +272,19 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
                           "start-up and pauses, so claims are capped at {:.0f}% of it",
                           kWindowMaxClaimShare * 100)));
     out.max_claim_share = std::min(out.max_claim_share, kWindowMaxClaimShare);
+    if (steps.from_markers && disjoint > 0) {
+      // Each part runs while the other device (or worker) idles, and the
+      // pause between the parts is in the step too: what looks like idle
+      // there is the stitching, so no idle cause can be charged with it.
+      const std::string why =
+          "a step stitched from disjoint times holds the pause between its parts, so its idle "
+          "time cannot be told from that pause";
+      for (int i = 0; i < kIdleCauseCount; ++i) {
+        if (static_cast<IdleCause>(i) != IdleCause::kUnattributed) {
+          Withhold(out, static_cast<IdleCause>(i), why);
+        }
+      }
+    }
   } else {
     out.checks.push_back(Check("step_markers",
                                steps.from_markers ? CheckStatus::kOk : CheckStatus::kNotApplicable,

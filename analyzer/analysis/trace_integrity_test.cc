@@ -1,9 +1,12 @@
 #include "analyzer/analysis/trace_integrity.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/testing/scenario.h"
 #include "gtest/gtest.h"
 
@@ -88,6 +91,26 @@ TEST(TraceIntegrityTest, FewEventsAreAFragment) {
   EXPECT_EQ(t.max_claim_share, 1.0) << "nothing is claimed from a fragment to cap";
   EXPECT_EQ(t.max_confidence, 0);
   EXPECT_NE(t.summary.find("a fragment"), std::string::npos) << t.summary;
+}
+
+// XSpace: one step number found at disjoint times (two workers' replicas in
+// one host file). The step spans the pause between the parts, so idle in it
+// is the stitching: every idle cause is withheld, not only capped.
+TEST(TraceIntegrityTest, StepStitchedFromDisjointTimesWithholdsIdleCauses) {
+  Scenario s = Healthy(8);
+  absl::StatusOr<Timeline> tl = s.BuildTimeline();
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  tl->mutable_diagnostics().Add("xspace_step_spans_disjoint", Severity::kWarning,
+                                "one step number found at disjoint times");
+  AnalysisContext ctx(*tl);
+  const TraceIntegrity& t = ctx.trace_integrity();
+  EXPECT_EQ(CheckOf(t, "step_markers").status, CheckStatus::kLimited);
+  EXPECT_EQ(t.max_claim_share, kWindowMaxClaimShare);
+  std::vector<std::string> withheld;
+  for (const WithheldCause& w : t.withheld) withheld.push_back(w.cause);
+  EXPECT_EQ(withheld.size(), static_cast<size_t>(kIdleCauseCount - 1));
+  EXPECT_NE(std::find(withheld.begin(), withheld.end(), "host_silent"), withheld.end());
+  EXPECT_EQ(std::find(withheld.begin(), withheld.end(), "unattributed"), withheld.end());
 }
 
 TEST(TraceIntegrityTest, NoStepMarkersCapClaimsAtHalfTheWindow) {

@@ -158,7 +158,18 @@ Verdict ComputeVerdict(const ReportInput& input) {
     for (int c = 0; c < kStepCategoryCount; ++c) breakdown_ns[c] += d.breakdown_ns[c];
   }
   const std::array<TimeNs, kIdleCauseCount>& idle_ns = worst->idle_attribution().total_ns;
-  auto idle = [&](IdleCause c) { return idle_ns[static_cast<int>(c)]; };
+  // A cause the trace's integrity withholds bounds nothing either: the
+  // verdict says no more than the findings may.
+  const TraceIntegrity& integrity = worst->trace_integrity();
+  auto withheld = [&](IdleCause c) {
+    return std::any_of(integrity.withheld.begin(), integrity.withheld.end(),
+                       [&](const WithheldCause& w) { return w.cause == IdleCauseName(c); });
+  };
+  auto idle = [&](IdleCause c) { return withheld(c) ? 0 : idle_ns[static_cast<int>(c)]; };
+  TimeNs withheld_ns = 0;
+  for (int c = 0; c < kIdleCauseCount; ++c) {
+    if (withheld(static_cast<IdleCause>(c))) withheld_ns += idle_ns[c];
+  }
   auto busy = [&](StepCategory c) { return breakdown_ns[static_cast<int>(c)]; };
   auto share = [&](TimeNs ns) {
     return step_ns > 0 ? static_cast<double>(ns) / static_cast<double>(step_ns) : 0.0;
@@ -182,6 +193,17 @@ Verdict ComputeVerdict(const ReportInput& input) {
     if (c.ns > 0 && (largest == nullptr || c.ns > largest->ns)) largest = &c;
   }
   double utilization = share(kernel_busy_ns);
+  if (utilization < kComputeBoundUtilization && withheld_ns > 0 &&
+      (largest == nullptr || withheld_ns > largest->ns)) {
+    // Most of what keeps the GPU from work is idle the trace's integrity
+    // withholds: naming a bound from the rest would be a guess.
+    v.judgeable = false;
+    v.bound = "not judgeable";
+    v.line = fmt::format("Verdict: not judgeable (rank {}: GPU busy with kernels {:.0f}% of the "
+                         "step, and its idle time cannot be charged: {})",
+                         v.rank, 100 * utilization, integrity.withheld.front().reason);
+    return v;
+  }
   if (utilization >= kComputeBoundUtilization || largest == nullptr) {
     v.bound = "gpu compute";
     v.share = utilization;
