@@ -15,6 +15,7 @@ inline std::string_view AcceleratorName(const RunMetadata& md) {
     if (d.vendor == "Google") return "TPU";
     if (d.vendor == "Meta") return "MTIA";
   }
+  if (!md.accelerator_from_events.empty()) return md.accelerator_from_events;
   return "GPU";
 }
 

@@ -38,6 +38,10 @@ struct RunMetadata {
   // relative to it, but it still dates the capture (run grouping, run order).
   TimeNs late_base_time_ns = 0;
   std::string trace_name;
+  // The device family the events themselves show ("MTIA" from mtia_*
+  // categories), for traces whose deviceProperties are missing; empty
+  // when the events do not say.
+  std::string accelerator_from_events;
   // Set when the input ended early; events up to the last complete one kept.
   bool truncated = false;
   int64_t truncated_at_byte = -1;  // offset in the decompressed stream

@@ -205,6 +205,9 @@ void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t feature
       info.vendor = "NVIDIA";
     }
   }
+  // MTIA traces without deviceProperties still name their device by the
+  // mtia_* categories of its events.
+  if ((features & kFeatMtia) != 0) m.accelerator_from_events = "MTIA";
   m.rank = static_cast<int>(ParseIntText(meta.rank_text).value_or(-1));
   if (m.rank < 0) m.rank = RankFromFileName(path);
   m.world_size = static_cast<int>(ParseIntText(meta.world_size_text).value_or(-1));

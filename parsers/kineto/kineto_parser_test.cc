@@ -387,6 +387,21 @@ TEST(KinetoParser, MtiaDeviceEvents) {
   EXPECT_TRUE(tl->HasFlag(FindSlice(*tl, "hccl:all_reduce"), kFlagCollective));
 }
 
+// Without deviceProperties the events still name the device family: an
+// MTIA trace is never reported as a GPU.
+TEST(KinetoParser, MtiaWithoutDevicePropertiesIsStillMtia) {
+  TempDir dir;
+  absl::StatusOr<Timeline> tl = ParseText(dir, R"({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "mtia_runtime", "name": "runFunction", "pid": 865, "tid": 1828,
+     "ts": 1, "dur": 2, "args": {"correlation": 7, "device": 17, "stream_id": 101}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "remote", "pid": 17, "tid": 3536, "ts": 5,
+     "dur": 10, "args": {"correlation": 7, "stream": 101}}]})");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_TRUE(tl->metadata().devices.empty());
+  EXPECT_EQ(AcceleratorName(tl->metadata()), "MTIA");
+  EXPECT_EQ(tl->slices().kind[FindSlice(*tl, "remote")], EventKind::kKernel);
+}
+
 TEST(KinetoParser, RankFromDistributedInfoStringOrFileName) {
   TempDir dir;
   absl::StatusOr<Timeline> a = ParseText(
