@@ -27,7 +27,7 @@ cmake --build build-sanitize -j "$jobs"
 echo "test: sanitizer build took $(($(date +%s) - stage_start_s)) s"
 # Every test runs under the sanitizers; to leave a slow one out, add
 # -E '^(name)$' here with the reason and its measured time.
-# corpus_truncation_test: 1,800 cuts of the corpus, 111-136 s in the release
+# corpus_truncation_test: 1,800 cuts of the corpus, 71-126 s in the release
 # build on 2 cores (several times that under ASan); the contract keeps long
 # corpus sweeps out of the sanitized run, and mutation_replay and the fuzz
 # targets cover cut inputs there.

@@ -128,7 +128,9 @@ size_t TargetPos(const std::string& json, Target target, double frac, size_t eve
   if (pos == std::string::npos || pos >= json.size()) {
     pos = std::max<size_t>(1, from);  // no such place in this trace: a plain cut
   }
-  return std::min(pos, json.size() - 1);
+  // Cutting only trailing whitespace leaves a complete document: every cut
+  // takes at least the final closing bracket.
+  return std::min(pos, json.find_last_not_of(" \t\r\n"));
 }
 
 constexpr const char* kTargetNames[] = {"string", "number", "escape", "between-events",
