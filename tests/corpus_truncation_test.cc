@@ -246,8 +246,8 @@ struct Tally {
 // one line of JSON in any order; NCCL traces whose streams or buffers come
 // one after another; flow events far from their kernels): a cut leaves steps
 // with part of their kernels or links that neither the read horizon nor the
-// share of linked work (steps.cc, DropStepsPastTheCut) tells from complete
-// ones, and their findings differ. Open: the parser does not record how far
+// shares of the busiest step's work (steps.cc, DropStepsPastTheCut) tell
+// from complete ones, and their findings differ. Open: the parser does not record how far
 // the file reached in time per stream (file order is lost once the timeline
 // is sorted). Their cuts must still be handled (error or damaged,
 // invariants, finite shares, steps of the full trace); the step and finding

@@ -234,6 +234,25 @@ TimeNs ReadHorizon(const Timeline& tl) {
 // shows the reading got past its end. Trailing steps without that evidence
 // are dropped, however many, and never analysed as complete steps.
 void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
+  // The busiest step is taken before any is dropped: a cut can leave the
+  // steps before the horizon with none of their work.
+  const SliceColumns& c = tl.slices();
+  std::vector<TimeNs> device_starts;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (IsDeviceTrack(tl, c.track[s]) && IsDeviceActivity(c.kind[s])) {
+      device_starts.push_back(c.ts_ns[s]);
+    }
+  }
+  std::sort(device_starts.begin(), device_starts.end());
+  auto on_device = [&](const Step& st) {
+    return std::lower_bound(device_starts.begin(), device_starts.end(), st.end_ns) -
+           std::lower_bound(device_starts.begin(), device_starts.end(), st.start_ns);
+  };
+  int64_t most_linked = 0, most_on_device = 0;
+  for (const Step& st : out.steps) {
+    most_linked = std::max(most_linked, st.device_activities);
+    most_on_device = std::max<int64_t>(most_on_device, on_device(st));
+  }
   TimeNs horizon_ns = ReadHorizon(tl);
   int dropped = 0;
   int64_t first_dropped = -1;
@@ -249,17 +268,19 @@ void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
         "did not get past (their host or device work may be missing)",
         dropped, first_dropped));
   }
-  // Events are not always written in time order (rewritten traces; flow
-  // events that link kernels to their launches written at the end): a step
-  // before the horizon may still have lost part of its work or its links.
-  // The last-step rule then holds for every step: one with fewer linked
-  // device activities than kCompleteStepMinShare of the busiest is dropped.
-  int64_t most = 0;
-  for (const Step& st : out.steps) most = std::max(most, st.device_activities);
+  // Events are not always written in time order (rewritten traces; a
+  // buffer of late kernels flushed among the host ops; flow events that link
+  // kernels to their launches written at the end): a step before the horizon
+  // may still have lost part of its work or its links. The last-step rule
+  // then holds for every step, on both counts: one with fewer than
+  // kCompleteStepMinShare of the busiest step's linked device activities, or
+  // of its device activities over its time, is dropped.
+  auto below = [](int64_t n, int64_t most) {
+    return static_cast<double>(n) < kCompleteStepMinShare * static_cast<double>(most);
+  };
   std::vector<int64_t> short_steps;
   std::erase_if(out.steps, [&](const Step& st) {
-    bool cut = static_cast<double>(st.device_activities) <
-               kCompleteStepMinShare * static_cast<double>(most);
+    bool cut = below(st.device_activities, most_linked) || below(on_device(st), most_on_device);
     if (cut) short_steps.push_back(st.number);
     return cut;
   });
@@ -267,7 +288,8 @@ void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
   out.dropped_incomplete += static_cast<int>(short_steps.size());
   out.notes.push_back(fmt::format(
       "the trace is cut short: dropped step(s) ProfilerStep#{} with fewer than {:.0f}% of the "
-      "busiest step's linked device activities (their work or its links may be missing)",
+      "busiest step's device activities, or of its linked ones (their work or its links may "
+      "be missing)",
       fmt::join(short_steps, ", #"), kCompleteStepMinShare * 100));
 }
 
