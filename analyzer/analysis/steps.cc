@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 
 #include "analyzer/analysis/interval_set.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace tracelint {
 namespace {
@@ -207,6 +209,90 @@ void CutStopTail(const Timeline& tl, TimeNs launched_end_ns, StepSet& out) {
   last.host_end_ns = std::min(last.host_end_ns, work_end_ns);
 }
 
+// Where the reading of a cut trace (metadata().truncated) provably got past:
+// the earliest of the device tracks' latest activity starts. Kineto writes
+// host ops first, then launches and device work (in time order per buffer,
+// streams interleaved or one after another), so a cut leaves the steps after
+// it without (all) their kernels. A cut trace that holds no device work at
+// all was cut before it (or has none: it cannot tell), so no step is known
+// complete: the minimum time.
+TimeNs ReadHorizon(const Timeline& tl) {
+  const SliceColumns& c = tl.slices();
+  std::map<TrackId, TimeNs> latest_start_ns;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    TrackId t = c.track[s];
+    if (!IsDeviceTrack(tl, t) || !IsDeviceActivity(c.kind[s])) continue;
+    auto [it, fresh] = latest_start_ns.emplace(t, c.ts_ns[s]);
+    if (!fresh) it->second = std::max(it->second, c.ts_ns[s]);
+  }
+  TimeNs horizon_ns = std::numeric_limits<TimeNs>::max();
+  for (const auto& [track, ns] : latest_start_ns) horizon_ns = std::min(horizon_ns, ns);
+  return latest_start_ns.empty() ? std::numeric_limits<TimeNs>::min() : horizon_ns;
+}
+
+// A salvaged (cut) trace: a step is complete only when work read after it
+// shows the reading got past its end. Trailing steps without that evidence
+// are dropped, however many, and never analysed as complete steps.
+void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
+  // The busiest step is taken before any is dropped: a cut can leave the
+  // steps before the horizon with none of their work.
+  const SliceColumns& c = tl.slices();
+  std::vector<TimeNs> device_starts;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (IsDeviceTrack(tl, c.track[s]) && IsDeviceActivity(c.kind[s])) {
+      device_starts.push_back(c.ts_ns[s]);
+    }
+  }
+  std::sort(device_starts.begin(), device_starts.end());
+  auto on_device = [&](const Step& st) {
+    return std::lower_bound(device_starts.begin(), device_starts.end(), st.end_ns) -
+           std::lower_bound(device_starts.begin(), device_starts.end(), st.start_ns);
+  };
+  int64_t most_linked = 0, most_on_device = 0;
+  for (const Step& st : out.steps) {
+    most_linked = std::max(most_linked, st.device_activities);
+    most_on_device = std::max<int64_t>(most_on_device, on_device(st));
+  }
+  TimeNs horizon_ns = ReadHorizon(tl);
+  int dropped = 0;
+  int64_t first_dropped = -1;
+  while (!out.steps.empty() && out.steps.back().end_ns >= horizon_ns) {
+    first_dropped = out.steps.back().number;
+    out.steps.pop_back();
+    ++dropped;
+  }
+  if (dropped > 0) {
+    out.dropped_incomplete += dropped;
+    out.notes.push_back(fmt::format(
+        "the trace is cut short: dropped {} step(s) from ProfilerStep#{} on, which the reading "
+        "did not get past (their host or device work may be missing)",
+        dropped, first_dropped));
+  }
+  // Events are not always written in time order (rewritten traces; a
+  // buffer of late kernels flushed among the host ops; flow events that link
+  // kernels to their launches written at the end): a step before the horizon
+  // may still have lost part of its work or its links. The last-step rule
+  // then holds for every step, on both counts: one with fewer than
+  // kCompleteStepMinShare of the busiest step's linked device activities, or
+  // of its device activities over its time, is dropped.
+  auto below = [](int64_t n, int64_t most) {
+    return static_cast<double>(n) < kCompleteStepMinShare * static_cast<double>(most);
+  };
+  std::vector<int64_t> short_steps;
+  std::erase_if(out.steps, [&](const Step& st) {
+    bool cut = below(st.device_activities, most_linked) || below(on_device(st), most_on_device);
+    if (cut) short_steps.push_back(st.number);
+    return cut;
+  });
+  if (short_steps.empty()) return;
+  out.dropped_incomplete += static_cast<int>(short_steps.size());
+  out.notes.push_back(fmt::format(
+      "the trace is cut short: dropped step(s) ProfilerStep#{} with fewer than {:.0f}% of the "
+      "busiest step's device activities, or of its linked ones (their work or its links may "
+      "be missing)",
+      fmt::join(short_steps, ", #"), kCompleteStepMinShare * 100));
+}
+
 }  // namespace
 
 StepSet ComputeSteps(const Timeline& tl) {
@@ -286,6 +372,7 @@ StepSet ComputeSteps(const Timeline& tl) {
       out.dropped_incomplete = 1;
     }
   }
+  if (tl.metadata().truncated) DropStepsPastTheCut(tl, out);
   if (!out.steps.empty()) CutStopTail(tl, work_end_ns[out.steps.size() - 1], out);
   return out;
 }

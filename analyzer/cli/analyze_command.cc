@@ -152,6 +152,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   PipelineOptions pipeline;
   pipeline.discovery.span = args.span;
   pipeline.discovery.run = args.run;
+  pipeline.discovery.follow_links = args.follow_links;
   // Files share these cores by size (LoadRun); one thread analyses each rank.
   pipeline.load.cores = args.threads;
   if (args.split_bytes > 0) pipeline.load.parse.split_bytes = static_cast<size_t>(args.split_bytes);

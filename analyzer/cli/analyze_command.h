@@ -31,6 +31,7 @@ struct AnalyzeArgs {
   double price_per_hour = 0;
   std::string span;
   std::string run;
+  bool follow_links = false;  // --follow-links: scans follow links out of the tree
   EngineOptions engine;  // --rules, --set, --config
   int threads = 0;  // cores to use; 0 = the machine's
   int64_t split_bytes = 0;  // 0: parser default

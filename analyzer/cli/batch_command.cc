@@ -70,7 +70,10 @@ void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
     rec.sub = sub;
     return rec;
   };
-  absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(slot.path, registry, rules, pipeline);
+  // Links inside the searched path stay inside the scanned tree.
+  PipelineOptions options = pipeline;
+  options.discovery.scan_root = slot.root;
+  absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(slot.path, registry, rules, options);
   if (!analyzed.ok()) {
     add(0).row = ErrorRow(slot.path, analyzed.status());
   } else if (!analyzed->several_runs()) {
@@ -102,6 +105,7 @@ std::string ConfigHash(const BatchArgs& args, const PreparedRules& rules) {
   std::vector<std::string> parts = {"tracelint batch records",
                                     fmt::format("{}", kBatchRecordVersion),
                                     fmt::format("max-depth {}", args.max_depth)};
+  if (args.follow_links) parts.push_back("follow-links");  // absent: hashes as before
   for (const std::string& r : rules.selected) parts.push_back("rule " + r);
   for (const auto& [rule, options] : rules.options) {
     for (const auto& [name, value] : options.values()) {
@@ -180,7 +184,14 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   std::vector<RunSlot> slots;
   std::map<std::filesystem::path, std::string> seen;
   for (const std::string& path : args.paths) {
-    absl::StatusOr<std::vector<std::string>> runs = FindRunPaths(path, args.max_depth);
+    DiscoveryOptions scan;
+    scan.follow_links = args.follow_links;
+    std::vector<std::string> link_notes;
+    absl::StatusOr<std::vector<std::string>> runs =
+        FindRunPaths(path, args.max_depth, scan, &link_notes);
+    for (const std::string& note : link_notes) {
+      err << "tracelint: warning: " << EscapeTerminal(note) << "\n";
+    }
     if (!runs.ok()) {
       RunSlot& slot = slots.emplace_back();
       slot.path = path;
@@ -246,6 +257,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   pipeline.load.cores = std::max(1, cores / jobs);
   pipeline.load.shared_budget = &budget;
   pipeline.load.parse.limits = args.limits;
+  pipeline.discovery.follow_links = args.follow_links;
   ProgressLine progress(err, IsTerminal(err));
   std::atomic<size_t> runs_done{0};
   auto started = std::chrono::steady_clock::now();

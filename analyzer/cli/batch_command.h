@@ -20,6 +20,7 @@ struct BatchArgs {
   int jobs = 0;                 // runs analysed at once; 0 = cores
   int threads = 0;              // cores for the whole batch; 0 = the machine's
   int max_depth = 6;            // directory levels searched for runs
+  bool follow_links = false;    // --follow-links: scans follow links out of the tree
   // batch_fleet.h BatchView::sort: "path" (as found), "recoverable",
   // "step-time", ... with an optional ":asc" / ":desc".
   std::string sort = "path";

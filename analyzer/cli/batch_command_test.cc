@@ -146,6 +146,27 @@ TEST(BatchCommand, ARunReachedTwiceIsListedOnce) {
   EXPECT_THAT(r.err, HasSubstr("listed once"));
 }
 
+// A run linked from outside the searched path is skipped with a warning
+// naming the link unless --follow-links; a link inside it is one run.
+TEST(BatchCommand, LinksOutOfTheTreeNeedFollowLinks) {
+  fs::path root = MakeArchive("links");
+  fs::create_directories(root / "outside" / "d");
+  fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", root / "outside" / "d" / "r.json");
+  fs::create_directory_symlink(root / "outside" / "d", root / "archive" / "linked");
+  fs::create_directory_symlink("a", root / "archive" / "a_again");
+  BatchArgs args;
+  args.paths = {(root / "archive").string()};
+  Result r = Batch(args);
+  EXPECT_EQ(Lines(r.out).size(), 5u) << r.out;  // header, a, b/nested, c, summary
+  EXPECT_THAT(r.err, HasSubstr((root / "archive" / "linked").string()));
+  EXPECT_THAT(r.err, HasSubstr("--follow-links"));
+  args.follow_links = true;
+  r = Batch(args);
+  EXPECT_EQ(Lines(r.out).size(), 6u) << r.out;  // and linked
+  EXPECT_THAT(r.out, HasSubstr("linked"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("--follow-links")));
+}
+
 TEST(BatchCommand, TruncatedRunIsDamagedWithExit4) {
   fs::path root = FreshDir("damaged");
   fs::create_directories(root / "cut");

@@ -54,4 +54,11 @@ void AddLimitOptions(CLI::App& command, ParseLimits& limits) {
            [&limits](uint64_t v) { limits.max_nesting_depth = static_cast<int64_t>(v); });
 }
 
+void AddFollowLinksOption(CLI::App& command, bool& follow_links) {
+  command.add_flag("--follow-links", follow_links,
+                   "in directory scans, also follow symlinks that lead out of the scanned "
+                   "directory (default: skipped with a warning; links inside it are followed, "
+                   "each directory once)");
+}
+
 }  // namespace tracelint

@@ -20,6 +20,12 @@ absl::StatusOr<uint64_t> ParseLimitValue(std::string_view text);
 // traces (analyze, capture, batch, diff).
 void AddLimitOptions(CLI::App& command, ParseLimits& limits);
 
+// --follow-links (DiscoveryOptions::follow_links), shared by the commands
+// that scan directories (analyze, batch): directory scans follow symlinks
+// that stay inside the scanned tree, and skip, with a warning, those that
+// lead out of it unless this is given.
+void AddFollowLinksOption(CLI::App& command, bool& follow_links);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_CLI_LIMIT_OPTIONS_H_

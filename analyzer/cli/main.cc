@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
   AddReportOptions(*analyze, a, /*step_rows_option=*/true);
   analyze->add_option("--span", a.span, "profiling span stamp to analyse (default newest)");
   analyze->add_option("--run", a.run, "TensorBoard run to analyse (default newest)");
+  AddFollowLinksOption(*analyze, a.follow_links);
 
   BatchArgs b;
   CLI::App* batch = app.add_subcommand(
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   AddRuleOptions(*batch, b.engine);
   AddLimitOptions(*batch, b.limits);
+  AddFollowLinksOption(*batch, b.follow_links);
 
   DiffArgs d;
   CLI::App* diff = app.add_subcommand(

@@ -44,8 +44,46 @@ std::string Stem(std::string_view name) {
   return std::string(name);
 }
 
-// Regular files of a directory, sorted by name.
-absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_dirs) {
+// The tree a scan may follow symlinks within (contract: links leading out
+// of it are skipped with a warning unless --follow-links).
+struct LinkScope {
+  fs::path root;  // canonical; empty: no scope (follow every link)
+  bool follow_links = false;
+  std::vector<std::string>* notes = nullptr;
+  std::set<std::string>* noted = nullptr;  // links already named in `notes`
+};
+
+bool InsideTree(const fs::path& canonical, const fs::path& root) {
+  auto r = root.begin(), c = canonical.begin();
+  for (; r != root.end(); ++r, ++c) {
+    if (c == canonical.end() || *c != *r) return false;
+  }
+  return true;
+}
+
+// Whether a directory entry may be used: not a symlink, a symlink whose
+// target stays inside the scope's tree, or any link with --follow-links.
+bool LinkAllowed(const fs::directory_entry& e, const LinkScope* scope) {
+  std::error_code ec;
+  if (scope == nullptr || scope->follow_links || scope->root.empty() || !e.is_symlink(ec)) {
+    return true;
+  }
+  fs::path target = fs::canonical(e.path(), ec);
+  if (ec) return true;  // dangling or a loop: the type check below skips it
+  if (InsideTree(target, scope->root)) return true;
+  if (scope->notes != nullptr && scope->noted->insert(e.path().string()).second) {
+    scope->notes->push_back(fmt::format(
+        "{}: skipped a symlink leading out of the scanned tree (to {}); --follow-links to "
+        "follow it",
+        e.path().string(), target.string()));
+  }
+  return false;
+}
+
+// Regular files (or directories) of a directory, sorted by name; symlinks
+// as `scope` allows.
+absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_dirs,
+                                                const LinkScope* scope = nullptr) {
   std::error_code ec;
   std::vector<fs::path> out;
   fs::directory_iterator it(dir, ec);
@@ -53,7 +91,7 @@ absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_d
   for (const fs::directory_entry& e : it) {
     std::error_code type_ec;
     bool match = want_dirs ? e.is_directory(type_ec) : e.is_regular_file(type_ec);
-    if (match && !type_ec) out.push_back(e.path());
+    if (match && !type_ec && LinkAllowed(e, scope)) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -81,14 +119,23 @@ absl::Status DeniedError(const std::string& dir, const std::vector<std::string>&
 
 absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
                                                        std::vector<std::string>& notes,
-                                                       std::vector<std::string>& denied) {
-  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false);
+                                                       std::vector<std::string>& denied,
+                                                       const LinkScope* scope) {
+  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false, scope);
   if (!files.ok()) return files.status();
   std::vector<TraceFileRef> out;
   int skipped = 0;
+  std::set<fs::path> seen;  // canonical: a file and a link to it are one rank
   for (const fs::path& p : *files) {
     std::string name = p.filename().string();
     if (!IsTraceCandidateName(name)) continue;
+    std::error_code ec;
+    fs::path canonical = fs::canonical(p, ec);
+    if (!ec && !seen.insert(canonical).second) {
+      notes.push_back(fmt::format("{}: the same file as another trace here (a link), read once",
+                                  p.string()));
+      continue;
+    }
     TraceFileRef ref;
     ref.path = p.string();
     if (EndsWith(name, ".xplane.pb")) {
@@ -179,8 +226,23 @@ absl::StatusOr<fs::path> ChooseRun(const fs::path& parent, const std::vector<fs:
   return runs.back();
 }
 
+// The scope of a scan of `dir` under `options` (notes go to `notes`).
+LinkScope ScopeOf(const fs::path& dir, const DiscoveryOptions& options,
+                  std::vector<std::string>& notes, std::set<std::string>& noted) {
+  LinkScope scope;
+  std::error_code ec;
+  scope.root = fs::canonical(options.scan_root.empty() ? dir : fs::path(options.scan_root), ec);
+  if (ec) scope.root.clear();
+  scope.follow_links = options.follow_links;
+  scope.notes = &notes;
+  scope.noted = &noted;
+  return scope;
+}
+
 absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const DiscoveryOptions& options) {
   Discovery d;
+  std::set<std::string> noted;
+  LinkScope scope = ScopeOf(dir, options, d.notes, noted);
   fs::path search = dir;
   std::error_code ec;
   std::vector<std::string> denied;
@@ -190,18 +252,19 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
   bool tensorboard = fs::is_directory(profile, ec);
   std::vector<TraceFileRef> files;
   if (!tensorboard) {
-    absl::StatusOr<std::vector<TraceFileRef>> direct = TraceFilesIn(dir, d.notes, denied);
+    absl::StatusOr<std::vector<TraceFileRef>> direct =
+        TraceFilesIn(dir, d.notes, denied, &scope);
     if (!direct.ok()) return direct.status();
     files = std::move(*direct);
   }
   if (files.empty()) {
     // Run folders: plugins/profile/<run>/ or the tb_plugin's <logdir>/<run>/.
     fs::path parent = tensorboard ? profile : dir;
-    absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(parent, true);
+    absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(parent, true, &scope);
     if (!subdirs.ok()) return subdirs.status();
     std::vector<fs::path> runs;
     for (const fs::path& s : *subdirs) {
-      absl::StatusOr<std::vector<fs::path>> inner = ListFiles(s, false);
+      absl::StatusOr<std::vector<fs::path>> inner = ListFiles(s, false, &scope);
       if (!inner.ok()) {
         NoteIfDenied(inner.status(), s.string(), denied);
         continue;
@@ -216,7 +279,8 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
     if (!runs.empty()) {
       absl::StatusOr<fs::path> run = ChooseRun(parent, runs, options, d.notes);
       if (!run.ok()) return run.status();
-      absl::StatusOr<std::vector<TraceFileRef>> in_run = TraceFilesIn(*run, d.notes, denied);
+      absl::StatusOr<std::vector<TraceFileRef>> in_run =
+          TraceFilesIn(*run, d.notes, denied, &scope);
       if (!in_run.ok()) return in_run.status();
       files = std::move(*in_run);
       search = *run;
@@ -251,11 +315,11 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
 // log directory, or trace files in it as DiscoverDirectory would take them
 // (profiler-named and XSpace files by name, other JSON only when it sniffs
 // as Kineto, so a summary.json beside run folders does not hide them).
-bool HoldsTracesItself(const fs::path& dir) {
+bool HoldsTracesItself(const fs::path& dir, const LinkScope* scope) {
   std::error_code ec;
   if (fs::is_directory(dir / "plugins" / "profile", ec)) return true;
   if (dir.filename() == "profile" && dir.parent_path().filename() == "plugins") return true;
-  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false);
+  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false, scope);
   if (!files.ok()) return false;
   return std::any_of(files->begin(), files->end(), [](const fs::path& f) {
     std::string name = f.filename().string();
@@ -270,26 +334,29 @@ bool HoldsTracesItself(const fs::path& dir) {
 // `visited` holds canonical paths: a directory reached twice (through a
 // symlink, or a symlink loop) is searched and listed once.
 void CollectRuns(const fs::path& dir, int depth_left, std::set<fs::path>& visited,
-                 std::vector<std::string>& runs, std::vector<std::string>& denied) {
+                 std::vector<std::string>& runs, std::vector<std::string>& denied,
+                 const LinkScope* scope) {
   std::error_code ec;
   fs::path canonical = fs::canonical(dir, ec);
   if (ec || !visited.insert(canonical).second) return;
-  if (HoldsTracesItself(dir)) {
+  if (HoldsTracesItself(dir, scope)) {
     runs.push_back(dir.string());
     return;
   }
   if (depth_left <= 0) return;
-  absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(dir, true);
+  absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(dir, true, scope);
   if (!subdirs.ok()) {
     NoteIfDenied(subdirs.status(), dir.string(), denied);
     return;
   }
-  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, visited, runs, denied);
+  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, visited, runs, denied, scope);
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, int max_depth) {
+absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, int max_depth,
+                                                      const DiscoveryOptions& options,
+                                                      std::vector<std::string>* notes) {
   std::error_code ec;
   fs::file_status st = fs::status(root, ec);
   if (ec) return StatError(root, ec);
@@ -299,7 +366,11 @@ absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, i
   std::vector<std::string> runs;
   std::set<fs::path> visited;
   std::vector<std::string> denied;
-  CollectRuns(dir, max_depth, visited, runs, denied);
+  std::vector<std::string> link_notes;
+  std::set<std::string> noted;
+  LinkScope scope = ScopeOf(dir, options, link_notes, noted);
+  CollectRuns(dir, max_depth, visited, runs, denied, &scope);
+  if (notes != nullptr) notes->insert(notes->end(), link_notes.begin(), link_notes.end());
   if (runs.empty() && !denied.empty()) return DeniedError(dir.string(), denied);
   if (runs.empty()) {
     return absl::NotFoundError(fmt::format("{}: no trace files found in it or in {} levels of "

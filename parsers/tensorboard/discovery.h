@@ -13,6 +13,13 @@ namespace tracelint {
 struct DiscoveryOptions {
   std::string span;  // profiling span stamp to load; empty = newest
   std::string run;   // run directory to load; empty = newest
+  // Directory scans follow symlinks that stay inside the scanned tree;
+  // links leading out of it are skipped with a note naming them unless
+  // this is set (`--follow-links`).
+  bool follow_links = false;
+  // The scanned tree: empty = the path being discovered. `batch` sets the
+  // path it searched, so a run's links into the rest of it stay inside.
+  std::string scan_root;
 };
 
 struct TraceFileRef {
@@ -52,7 +59,11 @@ absl::StatusOr<Discovery> DiscoverFiles(const std::vector<std::string>& paths);
 // plugins/profile itself. Any other directory is searched, subdirectories in
 // name order, at most `max_depth` levels down. NotFound when nothing under
 // `root` looks like a run.
-absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, int max_depth);
+// Symlinks follow options.follow_links; each skipped link adds a line to
+// `notes`. A directory reached twice (a link, a loop) is searched once.
+absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, int max_depth,
+                                                      const DiscoveryOptions& options = {},
+                                                      std::vector<std::string>* notes = nullptr);
 
 // Splits "<worker>[.<stamp>].pt.trace.json[.gz]" (the TensorBoard plugin's
 // pattern); false when the name does not end in .pt.trace.json[.gz].
