@@ -69,6 +69,8 @@ std::vector<HtaBreakdown> ComputeHtaBreakdown(const Timeline& tl) {
   for (auto& [device, d] : by_device) {
     if (d.all.empty()) continue;
     IntervalSet all = IntervalSet::FromUnsorted(std::move(d.all));
+    // Zero-length kernels leave no interval: such a device has no span.
+    if (all.intervals().empty()) continue;
     HtaBreakdown h;
     h.device = device;
     h.span_start_ns = all.intervals().front().start_ns;

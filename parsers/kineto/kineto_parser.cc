@@ -344,9 +344,12 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
     // With threads to spare, decompression runs ahead on its own thread.
     // A small file needs no 4 MiB chunks: zero-filling them cost more than
     // parsing a few KB (fuzzing runs thousands of those).
-    uint64_t expected_bytes = in->compressed() ? in->file_bytes() * 8 : in->file_bytes() + 1;
+    // An input of unknown size (a pipe) starts at 64 KiB chunks.
+    uint64_t expected_bytes = in->file_bytes() == 0 ? uint64_t{64} << 10
+                              : in->compressed()    ? in->file_bytes() * 8
+                                                    : in->file_bytes() + 1;
     size_t read_bytes = static_cast<size_t>(
-        std::clamp<uint64_t>(expected_bytes, uint64_t{64} << 10, kReadBytes));
+        std::clamp<uint64_t>(expected_bytes, uint64_t{4} << 10, kReadBytes));
     ReadAhead chunks(*in, read_bytes, threads > 1 ? 2 : 0);
     for (;;) {
       absl::StatusOr<std::string_view> chunk = chunks.Next();

@@ -39,7 +39,13 @@ constexpr char kTinyTrace[] =
 class TempRoot {
  public:
   TempRoot() {
-    std::string tmpl = (fs::temp_directory_path() / "tracelint_fuzz_XXXXXX").string();
+    // In memory where there is a tmpfs: the tree is rebuilt for every input,
+    // and on ext4 creating and deleting its inodes took about half the time.
+    std::error_code ec;
+    fs::path base = fs::is_directory("/dev/shm", ec) && access("/dev/shm", W_OK) == 0
+                        ? fs::path("/dev/shm")
+                        : fs::temp_directory_path();
+    std::string tmpl = (base / "tracelint_fuzz_XXXXXX").string();
     if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
   }
   ~TempRoot() {

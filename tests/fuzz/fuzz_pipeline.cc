@@ -16,6 +16,16 @@
 
 namespace tracelint::fuzz {
 
+const RuleRegistry& AllRules() {
+  // Rules are stateless (Check is const): one registry serves every run.
+  static const RuleRegistry* registry = [] {
+    auto* r = new RuleRegistry();
+    RegisterAllRules(*r);
+    return r;
+  }();
+  return *registry;
+}
+
 std::string RunPipelineOnBytes(const uint8_t* data, size_t size) {
   MemFile file(data, size);
   if (!file.ok()) return "memfd_create failed";
@@ -31,10 +41,8 @@ std::string RunPipelineOnBytes(const uint8_t* data, size_t size) {
     return fmt::format("invariants: {}", std::string(s.message()));
   }
   AnalysisContext context(*tl);
-  RuleRegistry registry;
-  RegisterAllRules(registry);
   std::vector<AnalysisContext*> ranks = {&context};
-  absl::StatusOr<EngineResult> result = RunRules(registry, EngineOptions(), ranks);
+  absl::StatusOr<EngineResult> result = RunRules(AllRules(), EngineOptions(), ranks);
   if (!result.ok()) return fmt::format("engine: {}", std::string(result.status().message()));
   double share_sum = 0;
   for (const Finding& f : result->findings) {
@@ -44,7 +52,9 @@ std::string RunPipelineOnBytes(const uint8_t* data, size_t size) {
     }
     share_sum += f.recoverable_share;
   }
-  if (share_sum > 1.0 + 1e-9) return fmt::format("findings claim {} of the step", share_sum);
+  // The engine's own slack (engine.cc, kShareSlack): shares are rounded
+  // quotients, and a sum 5e-8 past the step is rounding, not a claim.
+  if (share_sum > 1.0 + 1e-6) return fmt::format("findings claim {} of the step", share_sum);
   ReportInput input;
   input.ranks = {&*tl};
   input.contexts = {&context};

@@ -17,6 +17,7 @@
 #include "parsers/kineto/kineto_parser.h"
 #include "rules/all_rules.h"
 #include "simdjson.h"
+#include "tests/fuzz/fuzz_pipeline.h"
 #include "tests/fuzz/fuzz_targets.h"
 #include "tests/fuzz/mem_file.h"
 
@@ -91,7 +92,9 @@ bool HasRawMarkup(std::string_view text) {
 }
 
 std::string CheckJson(std::string_view what, const std::string& text) {
-  simdjson::dom::parser parser;
+  // One parser for the process: a fresh one allocates buffers sized to each
+  // document, and the fuzzer checks two documents per execution.
+  static simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (auto error = parser.parse(text).get(doc); error) {
     return fmt::format("{} report is not valid JSON: {}", what, simdjson::error_message(error));
@@ -122,13 +125,14 @@ std::string FuzzReports(const uint8_t* data, size_t size) {
   if (!file.ok()) return "memfd_create failed";
   ParseOptions options;
   options.threads = 1;
+  // One part: the default (1 MiB and up, for real traces) reserves a part
+  // buffer that ASan maps and poisons per input, for a trace of a few KB.
+  options.split_bytes = size_t{64} << 10;
   absl::StatusOr<Timeline> tl = ParseKinetoJsonFile(file.path(), options);
   if (!tl.ok()) return "";  // invalid UTF-8 names: the JSON parser refuses them
   AnalysisContext context(*tl);
-  RuleRegistry registry;
-  RegisterAllRules(registry);
   std::vector<AnalysisContext*> ranks = {&context};
-  absl::StatusOr<EngineResult> result = RunRules(registry, EngineOptions(), ranks);
+  absl::StatusOr<EngineResult> result = RunRules(AllRules(), EngineOptions(), ranks);
   if (!result.ok()) return fmt::format("engine: {}", std::string(result.status().message()));
 
   ReportInput report;
