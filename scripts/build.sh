@@ -20,6 +20,6 @@ for arg in "$@"; do
   fi
 done
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
   "${cmake_args[@]}" >/dev/null
 cmake --build build -j "$jobs" "${targets[@]}"
