@@ -262,10 +262,17 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
   const double min_exposed = options.Get(kMinExposedShare);
   const double min_idle = options.Get(kMinPageableIdleShare);
 
+  // A rank's idle findings are per device on average (idle_findings.cc
+  // divides by the devices judged); the copy's saving is taken the same way,
+  // or a copy on one device and idle on another could claim more than the
+  // step between them.
+  const int64_t device_count =
+      std::max<int64_t>(1, static_cast<int64_t>(ctx.device_activity().size()));
   Finding f;
-  f.recoverable_ns_per_step = n > 0 ? d.saving_ns() / n : 0;
+  f.recoverable_ns_per_step = n > 0 ? d.saving_ns() / n / device_count : 0;
   f.recoverable_ns_steps = d.saving_steps_ns;
-  f.recoverable_share = SafeShare(d.saving_ns(), step_total_ns);
+  for (TimeNs& v : f.recoverable_ns_steps) v /= device_count;
+  f.recoverable_share = SafeShare(d.saving_ns(), step_total_ns * device_count);
   f.confidence = Confidence::kMeasured;
   f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   f.cause = d.pageable_idle_ns > d.exposed_ns ? "pageable_copy" : "exposed_h2d_copy";
@@ -294,6 +301,11 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
         "{} of idle time has no linked host launch (missing correlation or graph replay) and "
         "could not be judged; pageable-copy idle may be higher. ",
         FormatDurationNs(d.unattributed_idle_ns / std::max<int64_t>(n, 1)));
+  }
+  if (device_count > 1) {
+    f.message += fmt::format(
+        "The saving is averaged over the rank's {} devices, as the idle findings are. ",
+        device_count);
   }
   f.message += rules_internal::StepCaveat(steps);
   while (!f.message.empty() && f.message.back() == ' ') f.message.pop_back();
