@@ -52,7 +52,10 @@ int RunInjected(const std::string& raw_dir, Ending ending) {
         ::_exit(0);  // no atexit: only the window's end can have finished the dump
       case Ending::kForkedChildExits: {
         pid_t child = ::fork();
-        if (child == 0) std::exit(0);  // runs atexit in the child: must do nothing
+        if (child == 0) {
+          ::alarm(30);   // alarms are not inherited across fork
+          std::exit(0);  // runs atexit in the child: must do nothing
+        }
         int status = 0;
         ::waitpid(child, &status, 0);
         std::exit(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 93);
