@@ -239,38 +239,9 @@ int64_t DeviceWorkIn(const Timeline& tl, TimeNs start_ns, TimeNs end_ns) {
 }
 
 struct Tally {
-  int cuts = 0, errors = 0, partial = 0, known_open = 0;
+  int cuts = 0, errors = 0, partial = 0;
+  int with_steps = 0, steps = 0;  // salvage: partial reports that kept steps, and how many
 };
-
-// Traces whose events are not written in time order (HTA's sampled traces:
-// one line of JSON in any order; NCCL traces whose streams or buffers come
-// one after another; flow events far from their kernels): a cut leaves steps
-// with part of their kernels or links that neither the read horizon nor the
-// shares of the busiest step's work (steps.cc, DropStepsPastTheCut) tell
-// from complete ones, and their findings differ. Open: the parser does not record how far
-// the file reached in time per stream (file order is lost once the timeline
-// is sorted). Their cuts must still be handled (error or damaged,
-// invariants, finite shares, steps of the full trace); the step and finding
-// checks are counted and printed for them, and fail for every other trace.
-bool IsKnownOpen(const fs::path& trace) {
-  static const char* const kOpen[] = {
-      "trace_diff/control/control.json.gz",
-      "negative_queue_length_values_check/rank0.json.gz",
-      "nccl_parser_config/nccl_data.json.gz",
-      "trace_filter/sampled_rank-0.json.gz",
-      "trace_filter/sampled_rank-1.json.gz",
-      "et_replay/tests/inputs/resnet_kineto.json.gz",
-      // Step 0 of the full file is stitched from disjoint times, which
-      // withholds its idle causes; a cut that drops the plane holding the
-      // second part loses that evidence, and the rest reads as a plain step.
-      "GPU-multi-worker/34.83.195.179_6003.xplane.pb",
-  };
-  // TRACELINT_TRUNCATION_STRICT=1: no exceptions, to see what is left.
-  if (std::getenv("TRACELINT_TRUNCATION_STRICT") != nullptr) return false;
-  std::string path = trace.generic_string();
-  return std::any_of(std::begin(kOpen), std::end(kOpen),
-                     [&](const char* p) { return path.ends_with(p); });
-}
 
 void CheckCut(const fs::path& trace, const Cut& cut, const Analysis* full, Tally& tally) {
   SCOPED_TRACE(fmt::format("{}: {}", trace.string(), cut.what));
@@ -302,14 +273,9 @@ void CheckCut(const fs::path& trace, const Cut& cut, const Analysis* full, Tally
   // complete, their findings are the full trace's on those steps).
   const StepSet& cut_steps = a->context->steps();
   const StepSet& full_steps = full->context->all_steps();
-  bool open = IsKnownOpen(trace);
-  auto problem = [&](const std::string& what) {
-    if (open) {
-      ++tally.known_open;
-    } else {
-      ADD_FAILURE() << what;
-    }
-  };
+  auto problem = [&](const std::string& what) { ADD_FAILURE() << what; };
+  if (!cut_steps.steps.empty()) ++tally.with_steps;
+  tally.steps += static_cast<int>(cut_steps.steps.size());
   if (cut_steps.from_markers && full_steps.from_markers) {
     for (const Step& s : cut_steps.steps) {
       auto it = std::find_if(full_steps.steps.begin(), full_steps.steps.end(),
@@ -364,10 +330,16 @@ TEST(CorpusTruncation, EveryCutIsAnErrorOrAPartialReport) {
                 trace.lexically_relative(CorpusDir()).c_str());
   }
   std::printf("corpus truncation: %d cuts of %zu traces in %.0f s: %d errors, %d partial; "
-              "%d step/finding differences on the known-open traces\n",
+              "%d kept steps (%d in all)\n",
               tally.cuts, traces.size(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-              tally.errors, tally.partial, tally.known_open);
+              tally.errors, tally.partial, tally.with_steps, tally.steps);
+  // Dropping every step of every cut would pass the checks above; a cut
+  // trace must still be analysed where its order proves steps whole (299
+  // of the 1,569 partial reports kept steps when this was written).
+  if (only == nullptr) {
+    EXPECT_GE(tally.with_steps * 10, tally.partial) << "salvage collapsed";
+  }
 }
 
 }  // namespace

@@ -82,6 +82,65 @@ std::vector<HostMarker> CollectMarkers(const Timeline& tl) {
   return merged;
 }
 
+// A cut trace without markers: the window keeps only the time whose device
+// work the file order proves was all read (ReadCoverage); false when less
+// than kClippedWindowMinShare of it is left.
+constexpr double kClippedWindowMinShare = 0.5;
+bool ClipWindowToTheCut(const Timeline& tl, Step& window, StepSet& out) {
+  const ReadCoverage& coverage = tl.metadata().read_coverage;
+  std::vector<std::pair<TimeNs, TimeNs>> candidates;
+  if (coverage.blocks == 1) {
+    candidates.push_back({coverage.first_start_ns, coverage.horizon_ns - 1});
+  } else if (!coverage.interleaved) {
+    for (const ReadCoverage::TrackCoverage& t : coverage.tracks) {
+      for (const ReadCoverage::Range& r : t.complete) candidates.push_back({r.start_ns, r.end_ns});
+    }
+  }
+  TimeNs best_start_ns = 0, best_end_ns = -1;
+  for (auto [start_ns, end_ns] : candidates) {
+    start_ns = std::max(start_ns, window.start_ns);
+    end_ns = std::min(end_ns, window.end_ns);
+    if (end_ns <= start_ns || !coverage.Covers(start_ns, end_ns)) continue;
+    if (end_ns - start_ns > best_end_ns - best_start_ns) {
+      best_start_ns = start_ns;
+      best_end_ns = end_ns;
+    }
+  }
+  // Without markers the window has no natural extent; a sliver of it (the
+  // start-up copies, one burst) would be reported as if it were the run.
+  const TimeNs window_ns = window.end_ns - window.start_ns;
+  if (best_end_ns <= best_start_ns ||
+      static_cast<double>(best_end_ns - best_start_ns) <
+          kClippedWindowMinShare * static_cast<double>(window_ns)) {
+    out.dropped_incomplete = 1;
+    out.notes.push_back(fmt::format(
+        "the trace is cut short and less than {:.0f}% of the window is provably whole ({} of "
+        "{}: {}); nothing is analysed per window",
+        kClippedWindowMinShare * 100,
+        FormatDurationNs(std::max<TimeNs>(0, best_end_ns - best_start_ns)),
+        FormatDurationNs(window_ns), coverage.Describe()));
+    return false;
+  }
+  if (best_start_ns == window.start_ns && best_end_ns == window.end_ns) return true;
+  out.notes.push_back(fmt::format(
+      "the trace is cut short: the window keeps {} of {} whose device work was provably all "
+      "read ({})",
+      FormatDurationNs(best_end_ns - best_start_ns),
+      FormatDurationNs(window.end_ns - window.start_ns), coverage.Describe()));
+  const SliceColumns& c = tl.slices();
+  window.device_activities = 0;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (IsDeviceTrack(tl, c.track[s]) && IsDeviceActivity(c.kind[s]) &&
+        c.ts_ns[s] >= best_start_ns && c.ts_ns[s] <= best_end_ns) {
+      ++window.device_activities;
+    }
+  }
+  window.start_ns = best_start_ns;
+  window.end_ns = best_end_ns;
+  window.host_end_ns = std::min(window.host_end_ns, best_end_ns);
+  return true;
+}
+
 StepSet SingleWindow(const Timeline& tl) {
   StepSet out;
   const SliceColumns& c = tl.slices();
@@ -146,6 +205,7 @@ StepSet SingleWindow(const Timeline& tl) {
           FormatDurationNs(out.lead_in_ns)));
     }
   }
+  if (tl.metadata().truncated && !ClipWindowToTheCut(tl, window, out)) return out;
   out.steps.push_back(window);
   return out;
 }
@@ -209,30 +269,9 @@ void CutStopTail(const Timeline& tl, TimeNs launched_end_ns, StepSet& out) {
   last.host_end_ns = std::min(last.host_end_ns, work_end_ns);
 }
 
-// Where the reading of a cut trace (metadata().truncated) provably got past:
-// the earliest of the device tracks' latest activity starts. Kineto writes
-// host ops first, then launches and device work (in time order per buffer,
-// streams interleaved or one after another), so a cut leaves the steps after
-// it without (all) their kernels. A cut trace that holds no device work at
-// all was cut before it (or has none: it cannot tell), so no step is known
-// complete: the minimum time.
-TimeNs ReadHorizon(const Timeline& tl) {
-  const SliceColumns& c = tl.slices();
-  std::map<TrackId, TimeNs> latest_start_ns;
-  for (SliceId s = 0; s < c.size(); ++s) {
-    TrackId t = c.track[s];
-    if (!IsDeviceTrack(tl, t) || !IsDeviceActivity(c.kind[s])) continue;
-    auto [it, fresh] = latest_start_ns.emplace(t, c.ts_ns[s]);
-    if (!fresh) it->second = std::max(it->second, c.ts_ns[s]);
-  }
-  TimeNs horizon_ns = std::numeric_limits<TimeNs>::max();
-  for (const auto& [track, ns] : latest_start_ns) horizon_ns = std::min(horizon_ns, ns);
-  return latest_start_ns.empty() ? std::numeric_limits<TimeNs>::min() : horizon_ns;
-}
-
-// A salvaged (cut) trace: a step is complete only when work read after it
-// shows the reading got past its end. Trailing steps without that evidence
-// are dropped, however many, and never analysed as complete steps.
+// A salvaged (cut) trace: a step is complete only when the order the file
+// wrote its device work in proves all of it was read. Steps without that
+// evidence are dropped, however many, and never analysed as complete steps.
 void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
   // The busiest step is taken before any is dropped: a cut can leave the
   // steps before the horizon with none of their work.
@@ -253,20 +292,22 @@ void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
     most_linked = std::max(most_linked, st.device_activities);
     most_on_device = std::max<int64_t>(most_on_device, on_device(st));
   }
-  TimeNs horizon_ns = ReadHorizon(tl);
-  int dropped = 0;
-  int64_t first_dropped = -1;
-  while (!out.steps.empty() && out.steps.back().end_ns >= horizon_ns) {
-    first_dropped = out.steps.back().number;
-    out.steps.pop_back();
-    ++dropped;
-  }
-  if (dropped > 0) {
-    out.dropped_incomplete += dropped;
+  // Kineto writes host ops first, then launches and device work in
+  // activity blocks, so a cut leaves steps without (all) their kernels; the
+  // file order tells which steps were read whole (ReadCoverage).
+  const ReadCoverage& coverage = tl.metadata().read_coverage;
+  std::vector<int64_t> unread;
+  std::erase_if(out.steps, [&](const Step& st) {
+    bool whole = coverage.Covers(st.start_ns, st.end_ns);
+    if (!whole) unread.push_back(st.number);
+    return !whole;
+  });
+  if (!unread.empty()) {
+    out.dropped_incomplete += static_cast<int>(unread.size());
     out.notes.push_back(fmt::format(
-        "the trace is cut short: dropped {} step(s) from ProfilerStep#{} on, which the reading "
-        "did not get past (their host or device work may be missing)",
-        dropped, first_dropped));
+        "the trace is cut short: dropped {} step(s) (ProfilerStep#{}) whose device work the "
+        "reading did not provably get all of: {}",
+        unread.size(), fmt::join(unread, ", #"), coverage.Describe()));
   }
   // Events are not always written in time order (rewritten traces; a
   // buffer of late kernels flushed among the host ops; flow events that link

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/base/time.h"
+#include "analyzer/model/read_coverage.h"
 
 namespace tracelint {
 
@@ -45,6 +46,8 @@ struct RunMetadata {
   // Set when the input ended early; events up to the last complete one kept.
   bool truncated = false;
   int64_t truncated_at_byte = -1;  // offset in the decompressed stream
+  // Of a truncated trace: what the part read proves of its device work.
+  ReadCoverage read_coverage;
   int64_t events_read = 0;
 
   const DeviceInfo* FindDevice(int id) const {

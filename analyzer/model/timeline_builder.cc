@@ -10,6 +10,8 @@
 #include "analyzer/base/time_limits.h"
 #include "analyzer/model/builder_helpers.h"
 #include "analyzer/model/classify.h"
+#include "analyzer/model/event_kinds.h"
+#include "analyzer/model/read_coverage.h"
 
 namespace tracelint {
 
@@ -438,6 +440,21 @@ absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& option
       }
       in.flags[i] |= c.flags;
     }
+  }
+  if (metadata_.truncated) {
+    // File order is lost once tracks are sorted; a cut trace needs it to
+    // tell which of its steps it read whole. Runtime and driver calls are
+    // written with the device work (in the same activity buffers), so they
+    // show how far back the blocks read reach, start-up calls included.
+    std::vector<ActivityInFileOrder> activities;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const EventKind kind = in.kind[i];
+      if ((tracks_[in.track[i]].kind == TrackKind::kDeviceStream && IsDeviceActivity(kind)) ||
+          kind == EventKind::kRuntime || kind == EventKind::kDriver) {
+        activities.push_back({in.track[i], in.ts_ns[i]});
+      }
+    }
+    metadata_.read_coverage = ComputeReadCoverage(activities);
   }
   std::vector<uint32_t> order;
   RepairNesting(options, tl, order);
