@@ -31,7 +31,6 @@ using testing::DeviceSpec;
 using testing::KernelOptions;
 using testing::Scenario;
 using testing::ScenarioEvent;
-using testing::StreamRef;
 
 // What the user reads for one rank: the ranked findings, the rules that
 // could not judge it, and the summary metrics of device 0.
