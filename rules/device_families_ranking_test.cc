@@ -177,6 +177,8 @@ TEST(DeviceFamiliesRanking, MtiaDeviceEventsAreDeviceActivity) {
   EXPECT_GT(m.gpu_utilization, 0.3);
   EXPECT_DOUBLE_EQ(m.gpu_utilization, c.gpu_utilization);
   EXPECT_EQ(m.kernel_ns, c.kernel_ns);
+  // MTIA has no Tensor Cores: no share, not 0%.
+  EXPECT_FALSE(m.tensor_core_kernel_share.has_value());
   // dma_request is a copy, the hccl op communication, as on the GPU.
   EXPECT_GT(CategoryNs(m, StepCategory::kMemcpy), 0);
   EXPECT_EQ(CategoryNs(m, StepCategory::kMemcpy), CategoryNs(c, StepCategory::kMemcpy));
@@ -243,6 +245,8 @@ TEST(DeviceFamiliesRanking, RocmLoneDevicePropertiesEntryIsTheEventsDevice) {
   ASSERT_TRUE(as_zero.device0().est_sm_efficiency.has_value());
   EXPECT_DOUBLE_EQ(*d.est_sm_efficiency, *as_zero.device0().est_sm_efficiency);
   EXPECT_DOUBLE_EQ(*d.est_sm_efficiency, 0.5 * d.gpu_utilization);
+  // The lone entry makes device 2 an AMD GPU: Tensor Core share is n/a.
+  EXPECT_FALSE(d.tensor_core_kernel_share.has_value());
 }
 
 // Two entries for one device in the events: which is which is not known,
@@ -313,6 +317,7 @@ TEST(DeviceFamiliesRanking, TpuAsyncCopiesAreNotCompute) {
   EXPECT_DOUBLE_EQ(d.gpu_utilization, 0.5);
   EXPECT_DOUBLE_EQ(d.busy_including_copies, 0.801);
   EXPECT_EQ(CategoryNs(d, StepCategory::kMemcpy), 4 * 3'010 * kNsPerUs);
+  EXPECT_FALSE(d.tensor_core_kernel_share.has_value());  // a TPU: n/a, not 0%
 }
 
 // The contrast: the same ops named as fusions are compute, so the device

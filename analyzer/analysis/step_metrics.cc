@@ -12,6 +12,7 @@
 #include "analyzer/analysis/hta_breakdown.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
 
 namespace tracelint {
 namespace {
@@ -429,6 +430,27 @@ StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps) {
     }
   }
   for (DeviceMetrics& m : out.summary) Finish(m);
+  // Tensor Cores are NVIDIA's: a TPU's or MTIA's matrix units, or an AMD
+  // GPU's, are not classified by these kernel names, so 0% would be a claim.
+  auto no_tensor_cores = [&](int device) {
+    if (AcceleratorName(tl.metadata()) != "GPU") return true;
+    const std::vector<DeviceInfo>& devices = tl.metadata().devices;
+    const DeviceInfo* info = tl.metadata().FindDevice(device);
+    if (info != nullptr) return !info->vendor.empty() && info->vendor != "NVIDIA";
+    // A device the properties do not name (ROCm numbers them its own way):
+    // a rank's devices are all of one vendor.
+    return !devices.empty() && std::all_of(devices.begin(), devices.end(), [](const DeviceInfo& d) {
+      return !d.vendor.empty() && d.vendor != "NVIDIA";
+    });
+  };
+  for (DeviceMetrics& m : out.summary) {
+    if (no_tensor_cores(m.device)) m.tensor_core_kernel_share.reset();
+  }
+  for (StepRow& row : out.steps) {
+    for (DeviceMetrics& m : row.devices) {
+      if (no_tensor_cores(m.device)) m.tensor_core_kernel_share.reset();
+    }
+  }
   out.step_count = static_cast<int64_t>(steps.steps.size());
   out.total_step_ns = steps.TotalNs();
   out.mean_step_ns = out.step_count > 0 ? out.total_step_ns / out.step_count : 0;
