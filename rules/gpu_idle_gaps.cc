@@ -308,9 +308,9 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (outcome.findings.empty() && unattributed_share >= min_idle) {
     outcome.applicable = false;
     outcome.not_judged_reason = fmt::format(
-        "GPU idle {}, of which {} follows work with no linked launch (CUDA graph replay or "
-        "missing correlation ids): the host cause cannot be told",
-        ShareText(idle_share), ShareText(unattributed_share));
+        "GPU idle {}, of which {} follows work with no linked launch ({}): the host cause "
+        "cannot be told",
+        ShareText(idle_share), ShareText(unattributed_share), rules_internal::NoLaunchLinkWhy(tl));
   }
   return outcome;
 }

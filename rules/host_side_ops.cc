@@ -290,9 +290,9 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (outcome.findings.empty() && unattributed_share >= min_share) {
     outcome.applicable = false;
     outcome.not_judged_reason = fmt::format(
-        "{} of GPU idle follows work with no linked launch (CUDA graph replay or missing "
-        "correlation ids): whether the host was syncing or computing cannot be told",
-        ShareText(unattributed_share));
+        "{} of GPU idle follows work with no linked launch ({}): whether the host was syncing "
+        "or computing cannot be told",
+        ShareText(unattributed_share), rules_internal::NoLaunchLinkWhy(tl));
   }
   return outcome;
 }
