@@ -5,56 +5,21 @@
 // claims more than the trace allows fails.
 
 #include <functional>
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "analyzer/analysis/analysis_context.h"
-#include "analyzer/analysis/trace_integrity.h"
-#include "analyzer/engine/engine.h"
-#include "analyzer/engine/registry.h"
 #include "analyzer/testing/scenario.h"
-#include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "rules/all_rules.h"
+#include "tests/support/ranking.h"
 
 namespace tracelint {
 namespace {
 
 using testing::DeviceSpec;
 using testing::KernelOptions;
+using testing::Ranking;
 using testing::Scenario;
 using testing::ScenarioEvent;
 using testing::StreamRef;
-
-// "integrity <verdict>", then "rule cause confidence share%" per finding in rank order, then
-// "withheld rule cause" per withheld finding.
-std::string Ranking(const Scenario& s) {
-  absl::StatusOr<Timeline> tl = s.BuildTimeline();
-  EXPECT_TRUE(tl.ok()) << tl.status();
-  if (!tl.ok()) return "";
-  RuleRegistry registry;
-  RegisterAllRules(registry);
-  AnalysisContext ctx(*tl);
-  std::vector<AnalysisContext*> ranks = {&ctx};
-  absl::StatusOr<EngineResult> r = RunRules(registry, EngineOptions{}, ranks);
-  EXPECT_TRUE(r.ok()) << r.status();
-  if (!r.ok()) return "";
-  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
-  std::string out =
-      fmt::format("integrity {}\n", IntegrityVerdictName(ctx.trace_integrity().verdict));
-  for (const Finding& f : r->findings) {
-    out += fmt::format("{} {} {} {:.0f}%\n", f.rule_id, f.cause, ConfidenceName(f.confidence),
-                       f.recoverable_share * 100);
-  }
-  for (const RuleOutcome& o : r->not_judged) {
-    size_t at = o.not_judged_reason.find(" withheld: ");
-    if (at != std::string::npos) {
-      out += fmt::format("withheld {} {}\n", o.rule_id, o.not_judged_reason.substr(0, at));
-    }
-  }
-  return out;
-}
 
 bool IsDeviceCat(const ScenarioEvent& e) {
   return e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset";
