@@ -272,6 +272,72 @@ void ExpectTfHostSideOp(int64_t op_thread) {
   EXPECT_EQ(FindRow(rows, "gpu-idle-gaps", "host_silent"), nullptr) << Describe(rows);
 }
 
+// JAX dispatch: the Python thread runs PjitFunction(step) (a TraceMe
+// annotation) while the stream thread that launches stays silent. Each step:
+// a GEMM 0.05..3.05 ms, dispatch on the Python thread 3.1..8.1 ms (when
+// `dispatch_recorded`), then a GEMM launched at 8.11 ms.
+absl::StatusOr<Timeline> JaxStepsXSpace(bool dispatch_recorded) {
+  constexpr int64_t kPs = 1000;  // ps per ns
+  constexpr int64_t kStepPs = 12 * kNsPerMs * kPs;
+  testing::XSpaceBuilder space;
+  testing::XPlaneBuilder cpu = space.AddPlane("/host:CPU");
+  testing::XLineBuilder python = cpu.AddLine(200, "python", 0);
+  testing::XLineBuilder api =
+      space.AddPlane("/host:CUPTI").AddLine(100, "Host Threads/100", 0);
+  testing::XPlaneBuilder gpu = space.AddPlane("/device:GPU:0");
+  gpu.Stat("core_count", int64_t{108}).Stat("compute_cap_major", int64_t{8});
+  testing::XLineBuilder stream = gpu.AddLine(7, "Stream #7(Kernel)", 0);
+  uint64_t correlation = 1;
+  auto gemm = [&](int64_t at_ps) {
+    api.AddEvent("cuLaunchKernel", at_ps + 10 * kNsPerUs * kPs, 10 * kNsPerUs * kPs)
+        .Stat("correlation_id", correlation);
+    stream.AddEvent("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn",
+                    at_ps + 50 * kNsPerUs * kPs, 3 * kNsPerMs * kPs)
+        .Stat("correlation_id", correlation);
+    ++correlation;
+  };
+  for (int64_t k = 0; k < 4; ++k) {
+    int64_t step_ps = kStepPs * k;
+    python.AddEvent("train_step", step_ps, kStepPs).Stat("step_num", k);
+    gemm(step_ps);
+    if (dispatch_recorded) {
+      python.AddEvent("PjitFunction(update)", step_ps + 3100 * kNsPerUs * kPs,
+                      5 * kNsPerMs * kPs);
+    }
+    gemm(step_ps + 8100 * kNsPerUs * kPs);
+  }
+  return ParseXSpaceBytes(space.Serialize(), kXSpacePath);
+}
+
+// The launching thread's silence is not the host's when another thread
+// records the dispatch: that is host work, and the advice to record the
+// host (Python tracing, py-spy) would be wrong.
+TEST(CrossFormatTest, XSpaceDispatchOnThePythonThreadIsHostWorkNotSilence) {
+  absl::StatusOr<Timeline> tl = JaxStepsXSpace(/*dispatch_recorded=*/true);
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  std::vector<Row> rows = RunEngine(*tl);
+  // The dispatch (3.1..8.1 ms, less the launch path's own 10 us) is host
+  // work; only the step's edges, where nothing is recorded, stay silent.
+  const Row* work = FindRow(rows, "gpu-idle-gaps", "other_host_work");
+  ASSERT_NE(work, nullptr) << Describe(rows);
+  EXPECT_NEAR(static_cast<double>(work->recoverable_ns), 5.0 * kNsPerMs, 0.05 * kNsPerMs)
+      << Describe(rows);
+  const Row* edges = FindRow(rows, "gpu-idle-gaps", "host_silent");
+  TimeNs edges_ns = edges == nullptr ? 0 : edges->recoverable_ns;
+  EXPECT_LT(edges_ns, work->recoverable_ns / 4) << Describe(rows);
+
+  absl::StatusOr<Timeline> silent = JaxStepsXSpace(/*dispatch_recorded=*/false);
+  ASSERT_TRUE(silent.ok()) << silent.status();
+  std::vector<Row> silent_rows = RunEngine(*silent);
+  EXPECT_EQ(FindRow(silent_rows, "gpu-idle-gaps", "other_host_work"), nullptr)
+      << Describe(silent_rows);
+  const Row* quiet = FindRow(silent_rows, "gpu-idle-gaps", "host_silent");
+  ASSERT_NE(quiet, nullptr) << Describe(silent_rows);
+  // The same idle time either way; only its cause moved.
+  EXPECT_NEAR(static_cast<double>(work->recoverable_ns + edges_ns),
+              static_cast<double>(quiet->recoverable_ns), 0.05 * kNsPerMs);
+}
+
 TEST(CrossFormatTest, XSpaceTfOpOnTheLaunchingThreadIsAHostSideOp) { ExpectTfHostSideOp(100); }
 
 TEST(CrossFormatTest, XSpaceTfOpOnAnotherExecutorThreadIsAHostSideOp) {

@@ -158,9 +158,10 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   return IdleCause::kHostSilent;
 }
 
-// XSpace only: TF runs ops on a pool of executor threads, so the op the
-// device waits for (a PyFunc, a decode) is usually not on the thread that
-// launches the next kernel. This covers the host timeline with disjoint
+// XSpace only: TF runs ops on a pool of executor threads, and JAX
+// dispatches from the Python thread through executor threads, so the op the
+// device waits for (a PyFunc, a decode, a PjitFunction) is usually not on
+// the thread that launches the next kernel. This covers the host timeline with disjoint
 // segments, each owned by an op (cpu_op) that launches nothing; a later op
 // that outlasts the current owner takes over. Kineto keeps ops and their
 // launches on one thread, where the launching thread alone decides.
@@ -184,29 +185,58 @@ class OtherThreadOps {
     std::sort(ops.begin(), ops.end(), [&](SliceId x, SliceId y) {
       return std::tie(c.ts_ns[x], x) < std::tie(c.ts_ns[y], y);
     });
-    for (SliceId s : ops) {
+    Cover(c, ops, segments_);
+    // JAX and XLA record their dispatch as TraceMe annotations on the Python
+    // thread and the executor threads (PjitFunction, ...Execute), not on the
+    // stream threads that launch: host work all the same, not silence.
+    std::vector<SliceId> work;
+    for (SliceId s = 0; s < c.size(); ++s) {
+      const EventKind k = c.kind[s];
+      if ((k == EventKind::kCpuOp || k == EventKind::kUserAnnotation ||
+           k == EventKind::kPythonFunction) &&
+          c.dur_ns[s] > 0 && !tl.HasFlag(s, kFlagStepMarker) &&
+          tl.tracks()[c.track[s]].kind == TrackKind::kHostThread) {
+        work.push_back(s);
+      }
+    }
+    std::sort(work.begin(), work.end(), [&](SliceId x, SliceId y) {
+      return std::tie(c.ts_ns[x], x) < std::tie(c.ts_ns[y], y);
+    });
+    Cover(c, work, work_);
+  }
+
+  // Segments overlapping [a, b), in time order: ops that launch nothing,
+  // or (work) any recorded host work.
+  std::vector<Segment> Overlapping(TimeNs a, TimeNs b) const { return Find(segments_, a, b); }
+  std::vector<Segment> WorkOverlapping(TimeNs a, TimeNs b) const { return Find(work_, a, b); }
+
+ private:
+  // Disjoint segments over `sorted` slices (by start): a later slice that
+  // outlasts the current owner takes over.
+  static void Cover(const SliceColumns& c, const std::vector<SliceId>& sorted,
+                    std::vector<Segment>& out) {
+    for (SliceId s : sorted) {
       TimeNs start_ns = c.ts_ns[s];
       TimeNs end_ns = c.end_ns(s);
-      if (!segments_.empty() && start_ns < segments_.back().end_ns) {
-        if (end_ns <= segments_.back().end_ns) continue;  // nested or shorter: owner stays
-        segments_.back().end_ns = start_ns;
-        if (segments_.back().end_ns <= segments_.back().start_ns) segments_.pop_back();
+      if (!out.empty() && start_ns < out.back().end_ns) {
+        if (end_ns <= out.back().end_ns) continue;  // nested or shorter: owner stays
+        out.back().end_ns = start_ns;
+        if (out.back().end_ns <= out.back().start_ns) out.pop_back();
       }
-      segments_.push_back({start_ns, end_ns, s});
+      out.push_back({start_ns, end_ns, s});
     }
   }
 
-  // Segments overlapping [a, b), in time order.
-  std::vector<Segment> Overlapping(TimeNs a, TimeNs b) const {
+  static std::vector<Segment> Find(const std::vector<Segment>& segments, TimeNs a, TimeNs b) {
     std::vector<Segment> out;
-    auto it = std::upper_bound(segments_.begin(), segments_.end(), a,
+    auto it = std::upper_bound(segments.begin(), segments.end(), a,
                                [](TimeNs t, const Segment& g) { return t < g.end_ns; });
-    for (; it != segments_.end() && it->start_ns < b; ++it) out.push_back(*it);
+    for (; it != segments.end() && it->start_ns < b; ++it) out.push_back(*it);
     return out;
   }
 
- private:
   std::vector<Segment> segments_;  // disjoint, sorted
+  std::vector<Segment> work_;      // disjoint, sorted
 };
 
 struct DeviceSlices {
@@ -365,15 +395,28 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
           if (cause == IdleCause::kHostSilent && other_thread_ops.has_value()) {
             // The launching thread is silent: an op another thread runs
             // meanwhile is what the device waits for.
+            // What is left: other host work recorded on another thread
+            // (framework dispatch), else silence.
+            auto silent_or_work = [&](TimeNs from, TimeNs to) {
+              TimeNs u = from;
+              for (const OtherThreadOps::Segment& w : other_thread_ops->WorkOverlapping(from, to)) {
+                TimeNs w_from = std::max(u, w.start_ns);
+                TimeNs w_to = std::min(to, w.end_ns);
+                emit(u, w_from, IdleCause::kHostSilent, kNoIndex, next, thread_slice);
+                emit(w_from, w_to, IdleCause::kOtherHostWork, w.op, next, thread_slice);
+                u = w_to;
+              }
+              emit(u, to, IdleCause::kHostSilent, kNoIndex, next, thread_slice);
+            };
             TimeNs t = a;
             for (const OtherThreadOps::Segment& g : other_thread_ops->Overlapping(a, b)) {
               TimeNs from = std::max(t, g.start_ns);
               TimeNs to = std::min(b, g.end_ns);
-              emit(t, from, IdleCause::kHostSilent, kNoIndex, next, thread_slice);
+              silent_or_work(t, from);
               emit(from, to, IdleCause::kHostSideOp, g.op, next, thread_slice, g.op);
               t = to;
             }
-            emit(t, b, IdleCause::kHostSilent, kNoIndex, next, thread_slice);
+            silent_or_work(t, b);
             a = b;
             continue;
           }
