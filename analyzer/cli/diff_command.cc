@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analyzer/base/escape.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/engine/registry.h"
@@ -48,7 +49,11 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineO
   }
   std::vector<std::string> warnings;
   loaded.exit_code = RunHealth(*analyzed, warnings);
-  for (const std::string& w : warnings) err << "tracelint: warning: " << path << ": " << w << "\n";
+  // Most warnings name their file already (a file under `path`).
+  for (const std::string& w : warnings) {
+    err << "tracelint: warning: "
+        << EscapeTerminal(w.starts_with(path) ? w : fmt::format("{}: {}", path, w)) << "\n";
+  }
   ReportInput input;
   input.input_path = path;
   for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());

@@ -4,8 +4,10 @@
 
 #include "analyzer/report/diff_report.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "analyzer/base/escape.h"
 #include "analyzer/report/diff_format.h"
 #include "fmt/format.h"
 
@@ -30,23 +32,38 @@ using diff_format::Value;
 
 constexpr size_t kNameWidth = 80;
 
+// Names come from the trace: cut at a character boundary, and escaped for
+// the medium (EscapeTerminal for text) so no name can forge a report line.
 std::string Cut(std::string_view s) {
   if (s.size() <= kNameWidth) return std::string(s);
-  return std::string(s.substr(0, kNameWidth - 3)) + "...";
+  return std::string(TruncateUtf8(s, kNameWidth - 3)) + "...";
 }
 
-// Table cells: a '|' in a C++ kernel name would end the cell.
-std::string MdCell(std::string_view s) {
+std::string TextName(std::string_view s) { return EscapeTerminal(Cut(s)); }
+
+// A name inside a Markdown code span, in a table: no escape works inside
+// the span except GFM's `\|`, so backticks become quotes.
+std::string MdCode(std::string_view s) {
   std::string out;
-  for (char c : Cut(s)) {
+  for (char c : EscapeTerminal(Cut(s))) {
     if (c == '|') out += '\\';
     out += c == '`' ? '\'' : c;
   }
   return out;
 }
 
-std::string SideLine(const std::string& label, int rank, const SampleComparison& c, bool base) {
-  return fmt::format("{} (rank {}, {} steady steps)", label, rank, base ? c.n_base : c.n_new);
+// A run's label (its path) in Markdown: a code span outside any table.
+std::string MdPath(std::string_view s) {
+  std::string out = EscapeTerminal(s);
+  std::replace(out.begin(), out.end(), '`', '\'');
+  return "`" + out + "`";
+}
+
+std::string SideLine(const std::string& label, int rank, const SampleComparison& c, bool base,
+                     bool markdown) {
+  return fmt::format("{} (rank {}, {} steady steps)",
+                     markdown ? MdPath(label) : EscapeTerminal(label), rank,
+                     base ? c.n_base : c.n_new);
 }
 
 void NamedTable(std::string& out, std::string_view title, const std::vector<NamedDelta>& rows,
@@ -62,11 +79,11 @@ void NamedTable(std::string& out, std::string_view title, const std::vector<Name
     std::string delta = SignedDur(static_cast<double>(r.delta_ns_per_step()));
     if (markdown) {
       out += fmt::format("| {} | {} | {} | `{}` |\n", delta, FormatDurationNs(r.base_ns_per_step),
-                         FormatDurationNs(r.new_ns_per_step), MdCell(r.name));
+                         FormatDurationNs(r.new_ns_per_step), MdCode(r.name));
     } else {
       out += fmt::format("  {:>12}  {:>11} -> {:<11}  {}\n", delta,
                          FormatDurationNs(r.base_ns_per_step), FormatDurationNs(r.new_ns_per_step),
-                         Cut(r.name));
+                         TextName(r.name));
     }
   }
 }
@@ -91,8 +108,8 @@ std::string StepTimeVerdict(const RunDiff& d) {
 std::string RenderDiffText(const RunDiff& d) {
   std::string out = "tracelint diff\n";
   const SampleComparison& step = d.step_time().comparison;
-  out += fmt::format("Base: {}\nNew:  {}\n", SideLine(d.base_label, d.base_rank, step, true),
-                     SideLine(d.new_label, d.new_rank, step, false));
+  out += fmt::format("Base: {}\nNew:  {}\n", SideLine(d.base_label, d.base_rank, step, true, false),
+                     SideLine(d.new_label, d.new_rank, step, false, false));
   out += fmt::format("\n{}\n", StepTimeVerdict(d));
   if (std::string gate = GateLine(d); !gate.empty()) out += gate + "\n";
   if (d.empty()) out += "No difference beyond noise: no metric, finding, kernel or op moved.\n";
@@ -116,9 +133,9 @@ std::string RenderDiffText(const RunDiff& d) {
     if (c.kind == FindingChangeKind::kUnchanged) continue;
     const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
     out += fmt::format("  {:<9} {:<40} {:<32} {} [{}]\n", FindingChangeName(c.kind),
-                       FindingName(c), FindingTimes(c), f.title, f.fingerprint);
+                       FindingName(c), FindingTimes(c), EscapeTerminal(f.title), f.fingerprint);
     if (c.kind == FindingChangeKind::kChanged) {
-      out += fmt::format("  {:<9} judged by: {}\n", "", FindingBasis(c));
+      out += fmt::format("  {:<9} judged by: {}\n", "", EscapeTerminal(FindingBasis(c)));
     }
   }
   NamedTable(out, "Kernels", d.kernels, false);
@@ -131,8 +148,8 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
   std::string out = "### tracelint diff\n\n";
   out += fmt::format("**{}**\n\n", StepTimeVerdict(d));
   if (std::string gate = GateLine(d); !gate.empty()) out += gate + "\n\n";
-  out += fmt::format("Base: `{}`  \nNew: `{}`\n\n", SideLine(d.base_label, d.base_rank, step, true),
-                     SideLine(d.new_label, d.new_rank, step, false));
+  out += fmt::format("Base: {}  \nNew: {}\n\n", SideLine(d.base_label, d.base_rank, step, true, true),
+                     SideLine(d.new_label, d.new_rank, step, false, true));
   if (d.empty()) out += "No difference beyond noise: no metric, finding, kernel or op moved.\n\n";
   out += "| metric | median base | p10 .. p90 base | median new | p10 .. p90 new | shift [95% "
          "interval] | p | verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
@@ -152,9 +169,11 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
       if (c.kind == FindingChangeKind::kUnchanged) continue;
       const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
       std::string times = FindingTimes(c);
-      if (c.kind == FindingChangeKind::kChanged) times += "<br>" + MdCell(FindingBasis(c));
+      if (c.kind == FindingChangeKind::kChanged) {
+        times += "<br>" + EscapeMarkdownCell(FindingBasis(c));
+      }
       out += fmt::format("| {} | `{}` | {} | {} |\n", FindingChangeName(c.kind), FindingName(c),
-                         times, MdCell(f.title));
+                         times, EscapeMarkdownCell(f.title));
     }
   }
   NamedTable(out, "Kernels", d.kernels, true);

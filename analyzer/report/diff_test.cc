@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/str_split.h"
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/base/escape.h"
 #include "analyzer/engine/fingerprint.h"
 #include "analyzer/report/diff_input.h"
 #include "analyzer/report/diff_report.h"
@@ -316,6 +318,42 @@ TEST(ComputeRunDiff, KernelsByLargestChangePerStep) {
   ASSERT_EQ(d->kernels.size(), 3u);  // "same" did not move
   EXPECT_EQ(d->kernels[2].name, "gone");
   EXPECT_EQ(d->kernels[2].new_ns_per_step, 0);
+}
+
+// Kernel names, titles and paths come from the trace and the file system:
+// in text no control byte reaches the terminal, in Markdown no name breaks
+// its table row, and a long name is cut at a character boundary.
+TEST(DiffReport, HostileNamesAreEscapedInTextAndMarkdown) {
+  const std::string hostile = "k\x1b[31mRED\x07|x\r\nforged line `tick`";
+  const std::string long_utf8 = std::string(76, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9";  // 82 bytes
+  DiffRun base = OneRankRun("dir\x1b]0;title\x07", Steps(100 * kNsPerMs, 10, 0));
+  DiffRun next = OneRankRun("b", Steps(100 * kNsPerMs, 10, 0));
+  base.ranks[0].kernels = {{hostile, 10, 10 * kNsPerMs}, {long_utf8, 10, 10 * kNsPerMs}};
+  next.findings = {Found("new", 5 * kNsPerMs)};
+  next.findings[0].title = "op \x1b[2J\nwiped";
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok());
+  for (const std::string& out : {RenderDiffText(*d), RenderDiffMarkdown(*d)}) {
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+    EXPECT_EQ(out.find("\nforged"), std::string::npos) << out;
+    EXPECT_EQ(out.find("\nwiped"), std::string::npos) << out;
+    EXPECT_TRUE(IsValidUtf8(out)) << out;
+    // 76 'a', then whole characters only, then the ellipsis.
+    EXPECT_THAT(out, HasSubstr(std::string(76, 'a') + "...")) << out;
+  }
+  std::string md = RenderDiffMarkdown(*d);
+  std::vector<std::string> lines = absl::StrSplit(md, '\n');
+  for (const std::string& line : lines) {
+    if (!line.starts_with("| ") || line.find("RED") == std::string::npos) continue;
+    // Five cell borders: four cells, the pipe in the name escaped.
+    int borders = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++borders;
+    }
+    EXPECT_EQ(borders, 5) << line;
+  }
 }
 
 TEST(ComputeRunDiff, PicksTheWorstRankOrTheOneAsked) {
