@@ -397,6 +397,7 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
   const bool stream = track_kind == TrackKind::kDeviceStream;
   const Id tp{stream || pid.numeric, track_pid, pid.text};
   const Id tt{stream || tid.numeric, track_tid, tid.text};
+  if (stream) slice_devices_.insert(track_pid);
 
   SliceSpec spec;
   spec.ts_ns = ts_ns;

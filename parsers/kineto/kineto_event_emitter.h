@@ -63,6 +63,9 @@ class EventEmitter : public RawEventSink {
   std::vector<BeginEndEvent>& begin_end() { return begin_end_; }
   std::vector<TrackNameEvent>& track_names() { return track_names_; }
   const absl::flat_hash_set<TrackKey>& tracks() const { return tracks_; }
+  // Devices whose streams hold slices (a flow's end alone names no device:
+  // ROCm traces end some ac2g flows on the host pid).
+  const absl::flat_hash_set<int64_t>& slice_devices() const { return slice_devices_; }
 
  private:
   struct Id {
@@ -91,6 +94,7 @@ class EventEmitter : public RawEventSink {
   std::vector<BeginEndEvent> begin_end_;
   std::vector<TrackNameEvent> track_names_;
   absl::flat_hash_set<TrackKey> tracks_;
+  absl::flat_hash_set<int64_t> slice_devices_;
   std::vector<StringId> key_ids_;
 };
 

@@ -33,6 +33,7 @@ struct PartFacts {
   std::vector<BeginEndEvent> begin_end;  // paired into slices after the merge
   std::vector<TrackNameEvent> track_names;
   absl::flat_hash_set<TrackKey> tracks;
+  absl::flat_hash_set<int64_t> slice_devices;
   uint32_t features = 0;
   int64_t events = 0;
 
@@ -40,6 +41,7 @@ struct PartFacts {
     features |= later.features;
     events += later.events;
     tracks.insert(later.tracks.begin(), later.tracks.end());
+    slice_devices.insert(later.slice_devices.begin(), later.slice_devices.end());
     for (BeginEndEvent& e : later.begin_end) begin_end.push_back(std::move(e));
     for (TrackNameEvent& n : later.track_names) track_names.push_back(std::move(n));
   }
@@ -108,6 +110,7 @@ void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& read
   out->facts.begin_end = std::move(emitter.begin_end());
   out->facts.track_names = std::move(emitter.track_names());
   out->facts.tracks = emitter.tracks();
+  out->facts.slice_devices = emitter.slice_devices();
   out->facts.features = emitter.features();
   out->facts.events = emitter.events();
 }
@@ -161,13 +164,10 @@ void PairBeginEnd(std::vector<BeginEndEvent>& events, TimelineBuilder& b) {
 // their events name the device by its system index (2, 9, 17 ...). One
 // entry and one device in the events are the same device: give the entry
 // the events' id, so the device's properties are found.
-void MatchLoneDevice(const absl::flat_hash_set<TrackKey>& tracks, RunMetadata& m,
+void MatchLoneDevice(const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
                      ImportDiagnostics& diagnostics) {
   if (m.devices.size() != 1) return;
-  std::set<int64_t> ids;
-  for (const auto& [kind, pid, tid] : tracks) {
-    if (kind == TrackKind::kDeviceStream) ids.insert(pid);
-  }
+  std::set<int64_t> ids(slice_devices.begin(), slice_devices.end());
   if (ids.size() != 1 || *ids.begin() == m.devices[0].id) return;
   diagnostics.Add("device_properties_id_matched", Severity::kInfo,
                   fmt::format("the one deviceProperties entry (id {}) describes the device "
@@ -430,7 +430,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   if (!base_before_tail && meta.base_time_text) {
     m.late_base_time_ns = ParseIntText(meta.base_time_text).value_or(0);
   }
-  MatchLoneDevice(facts.tracks, m, merged.diagnostics());
+  MatchLoneDevice(facts.slice_devices, m, merged.diagnostics());
   m.events_read = events;
   if (splitter.skipped_elements() > 0) {
     merged.diagnostics().Add("non_object_event", Severity::kWarning,

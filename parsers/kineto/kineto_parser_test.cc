@@ -319,9 +319,12 @@ TEST(KinetoParser, RocmTraceIsAmd) {
     {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 5, "tid": 5, "ts": 1,
      "dur": 2, "args": {"correlation": 3}},
     {"ph": "X", "cat": "kernel", "name": "Cijk_gemm", "pid": 2, "tid": 1, "ts": 4, "dur": 2,
-     "args": {"correlation": 3, "device": 2, "stream": 1, "kind": "Dispatch Kernel"}}]})");
+     "args": {"correlation": 3, "device": 2, "stream": 1, "kind": "Dispatch Kernel"}},
+    {"ph": "f", "cat": "ac2g", "id": 9, "pid": 5, "tid": 5, "ts": 2, "bp": "e", "name": "ac2g"}]})");
   ASSERT_TRUE(tl.ok()) << tl.status();
   EXPECT_EQ(tl->metadata().devices[0].vendor, "AMD");
+  // The ac2g flow ending on the host pid (as ROCm traces have it) names no
+  // second device.
   SliceId k = FindSlice(*tl, "Cijk_gemm");
   EXPECT_EQ(tl->slices().launch[k], FindSlice(*tl, "hipLaunchKernel"));
   EXPECT_TRUE(tl->HasFlag(FindSlice(*tl, "hipLaunchKernel"), kFlagLaunch));
