@@ -32,6 +32,7 @@
 #include "analyzer/model/event_kinds.h"
 #include "analyzer/model/timeline_invariants.h"
 #include "gtest/gtest.h"
+#include "parsers/common/gzip_bytes.h"
 #include "parsers/format_registry.h"
 #include "rules/all_rules.h"
 #include "tests/fuzz/mem_file.h"
@@ -76,19 +77,7 @@ std::string Gunzip(const std::string& gz) {
 
 // Level 1: the cut JSON is re-gzipped only to exercise the gzip reader on a
 // stream that ends cleanly around damaged JSON; speed matters, size not.
-std::string Gzip(std::string_view raw) {
-  std::string out(compressBound(raw.size()) + 32, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+std::string Gzip(std::string_view raw) { return ::tracelint::testing::GzipBytes(raw, 1); }
 
 struct Cut {
   std::string what;  // "json string @123 (gzip)": names the cut in failures

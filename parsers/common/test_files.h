@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "gtest/gtest.h"
+#include "parsers/common/gzip_bytes.h"
 
 namespace tracelint::testing {
 
@@ -51,19 +52,7 @@ class TempDir {
 };
 
 // One gzip member holding `bytes`.
-inline std::string Gzip(std::string_view bytes) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, bytes.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  z.avail_in = static_cast<uInt>(bytes.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+inline std::string Gzip(std::string_view bytes) { return GzipBytes(bytes); }
 
 // A gzip bomb of valid Kineto events, made on the fly: one member holding
 // the header and a first event, then `members` copies of one member holding

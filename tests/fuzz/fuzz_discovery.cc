@@ -12,7 +12,6 @@
 // here reach the tree's parent at most.)
 #include <stdlib.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "parsers/common/gzip_bytes.h"
 #include "parsers/tensorboard/discovery.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -63,19 +63,7 @@ const fs::path& ProcessRoot() {
   return root.path();
 }
 
-std::string Gzipped(std::string_view raw) {
-  std::string out(compressBound(raw.size()) + 32, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+std::string Gzipped(std::string_view raw) { return ::tracelint::testing::GzipBytes(raw); }
 
 // A relative path of at most 4 components of at most 40 bytes, without "."
 // or ".." components, NUL or '/' inside a name; empty when nothing is left.

@@ -5,7 +5,6 @@
 // must be parsed or rejected with a Status: never a crash, a hang, broken
 // invariants, or a NaN.
 
-#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "parsers/common/gzip_bytes.h"
 #include "tests/fuzz/fuzz_pipeline.h"
 
 namespace tracelint::fuzz {
@@ -35,20 +35,7 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
-std::string Gzip(const std::string& raw) {
-  uLongf bound = compressBound(raw.size()) + 32;
-  std::string out(bound, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+std::string Gzip(const std::string& raw) { return ::tracelint::testing::GzipBytes(raw); }
 
 std::vector<std::string> Mutations(const std::string& seed_bytes, uint32_t seed) {
   std::mt19937 rng(seed);

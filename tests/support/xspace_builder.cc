@@ -1,7 +1,6 @@
 #include "tests/support/xspace_builder.h"
 
-#include <zlib.h>
-
+#include "parsers/common/gzip_bytes.h"
 
 namespace tracelint::testing {
 
@@ -22,20 +21,7 @@ int64_t FindByName(const Map& map, std::string_view name) {
   return 0;
 }
 
-std::string Gzip(std::string_view text) {
-  z_stream zs{};
-  // 15 + 16: gzip header, as XSpace writers use.
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, text.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+std::string Gzip(std::string_view text) { return GzipBytes(text); }
 
 }  // namespace
 
