@@ -90,7 +90,9 @@ bool ClipWindowToTheCut(const Timeline& tl, Step& window, StepSet& out) {
   const ReadCoverage& coverage = tl.metadata().read_coverage;
   std::vector<std::pair<TimeNs, TimeNs>> candidates;
   if (coverage.blocks == 1) {
-    candidates.push_back({coverage.first_start_ns, coverage.horizon_ns - 1});
+    if (coverage.horizon_ns > std::numeric_limits<TimeNs>::min()) {
+      candidates.push_back({coverage.first_start_ns, coverage.horizon_ns - 1});
+    }
   } else if (!coverage.interleaved) {
     for (const ReadCoverage::TrackCoverage& t : coverage.tracks) {
       for (const ReadCoverage::Range& r : t.complete) candidates.push_back({r.start_ns, r.end_ns});

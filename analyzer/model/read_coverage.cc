@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 #include "fmt/format.h"
 
@@ -14,7 +15,7 @@ constexpr TimeNs kMaxNs = std::numeric_limits<TimeNs>::max();
 struct Run {
   TimeNs min_ns;
   TimeNs max_ns;
-  int block;
+  int64_t block;
 };
 
 struct TrackState {
@@ -27,46 +28,71 @@ struct TrackState {
   std::vector<Run> complete;
 };
 
-bool Overlap(const Run& a, const Run& b) {
-  return a.min_ns < b.max_ns - kReadCoverageJitterNs && b.min_ns < a.max_ns - kReadCoverageJitterNs;
+// a - b for a >= b, exact even when the difference does not fit TimeNs
+// (timestamps at the int64 edges are hostile input, not UB).
+uint64_t Distance(TimeNs a, TimeNs b) {
+  return static_cast<uint64_t>(a) - static_cast<uint64_t>(b);
 }
+
+// `a` begins before `b` ends, by more than the jitter (and the other way).
+bool Before(TimeNs a, TimeNs b) {
+  return a < b && Distance(b, a) > static_cast<uint64_t>(kReadCoverageJitterNs);
+}
+
+bool Overlap(const Run& a, const Run& b) { return Before(a.min_ns, b.max_ns) && Before(b.min_ns, a.max_ns); }
 
 }  // namespace
 
-ReadCoverage ComputeReadCoverage(const std::vector<ActivityInFileOrder>& activities) {
+struct ReadCoverageBuilder::State {
+  std::vector<TrackState> tracks;
+  std::vector<uint32_t> open;  // tracks with a run in the block being read
+  int64_t blocks = 0;
+};
+
+ReadCoverageBuilder::ReadCoverageBuilder() : state_(std::make_unique<State>()) {}
+ReadCoverageBuilder::~ReadCoverageBuilder() = default;
+
+void ReadCoverageBuilder::Add(uint32_t track, TimeNs ts_ns) {
+  State& st = *state_;
+  if (track >= st.tracks.size()) st.tracks.resize(static_cast<size_t>(track) + 1);
+  if (st.blocks == 0) st.blocks = 1;
+  TrackState& t = st.tracks[track];
+  if (t.open && Before(ts_ns, t.run.max_ns)) {
+    // Back in time past any jitter: the file began a new block, and every
+    // track's run in the block before it ended (profilers flush whole
+    // activity buffers, all streams at once). Each run closes once, so the
+    // work stays linear in the activities however the file jumps.
+    for (uint32_t id : st.open) {
+      TrackState& other = st.tracks[id];
+      other.complete.push_back(other.run);
+      other.open = false;
+    }
+    st.open.clear();
+    ++st.blocks;
+  }
+  if (t.open) {
+    // Not a new block: any step back is at most the jitter.
+    if (ts_ns < t.run.max_ns) {
+      t.jitter_ns = std::max(t.jitter_ns, static_cast<TimeNs>(Distance(t.run.max_ns, ts_ns)));
+    }
+    t.run.min_ns = std::min(t.run.min_ns, ts_ns);
+    t.run.max_ns = std::max(t.run.max_ns, ts_ns);
+  } else {
+    t.run = Run{ts_ns, ts_ns, st.blocks - 1};
+    t.open = true;
+    st.open.push_back(track);
+  }
+  t.seen = true;
+  t.read_min_ns = std::min(t.read_min_ns, ts_ns);
+  t.read_max_ns = std::max(t.read_max_ns, ts_ns);
+}
+
+ReadCoverage ReadCoverageBuilder::Finish() && {
   ReadCoverage out;
   out.computed = true;
-  if (activities.empty()) return out;
-  uint32_t max_track = 0;
-  for (const ActivityInFileOrder& a : activities) max_track = std::max(max_track, a.track);
-  std::vector<TrackState> tracks(static_cast<size_t>(max_track) + 1);
-  out.blocks = 1;
-  for (const ActivityInFileOrder& a : activities) {
-    TrackState& t = tracks[a.track];
-    if (t.open && a.ts_ns < t.run.max_ns - kReadCoverageJitterNs) {
-      // Back in time past any jitter: the file began a new block, and every
-      // track's run in the block before it ended (profilers flush whole
-      // activity buffers, all streams at once).
-      for (TrackState& other : tracks) {
-        if (!other.open) continue;
-        other.complete.push_back(other.run);
-        other.open = false;
-      }
-      ++out.blocks;
-    }
-    if (t.open) {
-      t.jitter_ns = std::max(t.jitter_ns, t.run.max_ns - a.ts_ns);
-      t.run.min_ns = std::min(t.run.min_ns, a.ts_ns);
-      t.run.max_ns = std::max(t.run.max_ns, a.ts_ns);
-    } else {
-      t.run = Run{a.ts_ns, a.ts_ns, out.blocks - 1};
-      t.open = true;
-    }
-    t.seen = true;
-    t.read_min_ns = std::min(t.read_min_ns, a.ts_ns);
-    t.read_max_ns = std::max(t.read_max_ns, a.ts_ns);
-  }
-
+  out.blocks = state_->blocks;
+  std::vector<TrackState>& tracks = state_->tracks;
+  if (out.blocks == 0) return out;
   if (out.blocks == 1) {
     out.first_start_ns = kMaxNs;
     out.horizon_ns = kMaxNs;
@@ -77,7 +103,7 @@ ReadCoverage ComputeReadCoverage(const std::vector<ActivityInFileOrder>& activit
       out.horizon_ns = std::min(out.horizon_ns, t.run.max_ns);
       jitter_ns = std::max(jitter_ns, t.jitter_ns);
     }
-    out.horizon_ns -= jitter_ns;
+    out.horizon_ns = out.horizon_ns < kMinNs + jitter_ns ? kMinNs : out.horizon_ns - jitter_ns;
     return out;
   }
 
@@ -156,6 +182,12 @@ std::string ReadCoverage::Describe() const {
       "the file writes its device work in {} blocks out of time order; only steps inside "
       "blocks read to their end are whole",
       blocks);
+}
+
+ReadCoverage ComputeReadCoverage(const std::vector<ActivityInFileOrder>& activities) {
+  ReadCoverageBuilder builder;
+  for (const ActivityInFileOrder& a : activities) builder.Add(a.track, a.ts_ns);
+  return std::move(builder).Finish();
 }
 
 }  // namespace tracelint

@@ -2,6 +2,7 @@
 #define TRACELINT_ANALYZER_MODEL_READ_COVERAGE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ struct ReadCoverage {
 
   bool computed = false;       // false: not a cut trace, or no device work read
   bool interleaved = false;    // a block went back over time already written
-  int blocks = 0;              // blocks begun in the part that was read
+  int64_t blocks = 0;          // blocks begun in the part that was read
   // One block read (so far): activity from first_start_ns up to horizon_ns
   // (the earliest of the tracks' latest starts, less the jitter seen in
   // their order) was read.
@@ -56,6 +57,24 @@ struct ActivityInFileOrder {
   TimeNs ts_ns;
 };
 inline constexpr TimeNs kReadCoverageJitterNs = 5 * kNsPerMs;
+
+// Streams the starts in file order; memory grows with the tracks and the
+// blocks, not with the activities.
+class ReadCoverageBuilder {
+ public:
+  ReadCoverageBuilder();
+  ~ReadCoverageBuilder();
+  ReadCoverageBuilder(const ReadCoverageBuilder&) = delete;
+  ReadCoverageBuilder& operator=(const ReadCoverageBuilder&) = delete;
+
+  void Add(uint32_t track, TimeNs ts_ns);
+  ReadCoverage Finish() &&;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 ReadCoverage ComputeReadCoverage(const std::vector<ActivityInFileOrder>& activities);
 
 }  // namespace tracelint

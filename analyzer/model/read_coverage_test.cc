@@ -1,5 +1,6 @@
 #include "analyzer/model/read_coverage.h"
 
+#include <limits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -86,6 +87,37 @@ TEST(ReadCoverageTest, AGapIsNotBridgedWhileTheBlockBeingReadLiesInIt) {
   ASSERT_FALSE(c.interleaved);
   EXPECT_FALSE(c.Covers(250 * kMs, 650 * kMs));
   EXPECT_TRUE(c.Covers(650 * kMs, 900 * kMs));
+}
+
+// Hostile times: starts at both int64 edges on one track, and a file that
+// jumps back on every activity. No overflow (UBSan runs this), and the jumps
+// prove nothing.
+TEST(ReadCoverageTest, TimesAtTheInt64EdgesAndEndlessJumps) {
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
+  // kMax then kMin: a block back by the whole int64 range, no overlap.
+  ReadCoverage edges = ComputeReadCoverage({{0, kMax}, {0, kMin}, {0, kMax - 1}, {1, kMin}});
+  EXPECT_EQ(edges.blocks, 2);
+  EXPECT_FALSE(edges.interleaved);
+  EXPECT_FALSE(edges.Covers(kMin, kMax));
+  ReadCoverage one = ComputeReadCoverage({{0, kMin}, {0, kMin + 1}});
+  EXPECT_EQ(one.blocks, 1);
+  EXPECT_TRUE(one.Covers(kMin, kMin));
+  EXPECT_FALSE(one.Covers(kMin, kMin + 1));
+  // Every track goes back over its own last 50 ms, again and again: each
+  // jump closes every open run once (linear work), and nothing is proven.
+  ReadCoverageBuilder jumps;
+  for (int i = 0; i < 25000; ++i) {
+    uint32_t track = static_cast<uint32_t>(i % 64);
+    jumps.Add(track, 1000 * kMs);
+    jumps.Add(track, 1100 * kMs);
+    jumps.Add(track, 0);
+    jumps.Add(track, 1050 * kMs);
+  }
+  ReadCoverage c = std::move(jumps).Finish();
+  EXPECT_GT(c.blocks, 25000);
+  EXPECT_TRUE(c.interleaved);
+  EXPECT_FALSE(c.Covers(0, 2000 * kMs));
 }
 
 TEST(ReadCoverageTest, NoDeviceWorkReadCoversNothing) {

@@ -446,15 +446,15 @@ absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& option
     // tell which of its steps it read whole. Runtime and driver calls are
     // written with the device work (in the same activity buffers), so they
     // show how far back the blocks read reach, start-up calls included.
-    std::vector<ActivityInFileOrder> activities;
+    ReadCoverageBuilder coverage;
     for (size_t i = 0; i < in.size(); ++i) {
       const EventKind kind = in.kind[i];
       if ((tracks_[in.track[i]].kind == TrackKind::kDeviceStream && IsDeviceActivity(kind)) ||
           kind == EventKind::kRuntime || kind == EventKind::kDriver) {
-        activities.push_back({in.track[i], in.ts_ns[i]});
+        coverage.Add(in.track[i], in.ts_ns[i]);
       }
     }
-    metadata_.read_coverage = ComputeReadCoverage(activities);
+    metadata_.read_coverage = std::move(coverage).Finish();
   }
   std::vector<uint32_t> order;
   RepairNesting(options, tl, order);
