@@ -135,7 +135,9 @@ TEST(CorpusSteadyState, StartUpIsCutBeforeSteadyIterations) {
                                 "warmup-one-time-cost/context_creation"}));
   for (const Finding& f : a.result.findings) {
     EXPECT_LE(f.recoverable_share, 0.5) << f.rule_id;  // a window: capped
-    if (f.one_time_ns > 0) EXPECT_EQ(f.severity, FindingSeverity::kLow);
+    if (f.one_time_ns > 0) {
+      EXPECT_EQ(f.severity, FindingSeverity::kLow);
+    }
   }
 }
 
