@@ -413,10 +413,17 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
     return outcome;
   }
 
+  // A rank's idle findings are per device on average (idle_findings.cc), so
+  // the saving is too: the worst device's exposed collectives beside another
+  // device's idle time could otherwise claim more than the step between them.
+  // The rule still fires on the worst device, which the message names.
+  const int64_t device_count = static_cast<int64_t>(measured.size());
+  TimeNs saving_ns = 0;
+  for (const DeviceComm& m : measured) saving_ns += std::max<TimeNs>(0, m.saving_ns());
   Finding f;
   f.cause = tail_fires ? "clustered_after_backward" : "exposed_communication";
-  f.recoverable_ns_per_step = d->saving_ns() / n;
-  f.recoverable_share = SafeShare(d->saving_ns(), step_total_ns);
+  f.recoverable_ns_per_step = saving_ns / n / device_count;
+  f.recoverable_share = SafeShare(saving_ns, step_total_ns * device_count);
   f.confidence = d->hideable_tail_ns > 0 ? Confidence::kModelled : Confidence::kMeasured;
   f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   f.title = tail_fires
@@ -448,6 +455,11 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
       "step. ",
       Percent(exposed_share), Percent(SafeShare(d->wait_ns, step_total_ns)));
   f.message += tail_caveat;
+  if (device_count > 1) {
+    f.message += fmt::format(
+        "The saving is averaged over the rank's {} devices, as the idle findings are. ",
+        device_count);
+  }
   f.message += rules_internal::StepCaveat(steps);
   while (!f.message.empty() && f.message.back() == ' ') f.message.pop_back();
 
