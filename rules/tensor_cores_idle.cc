@@ -354,12 +354,20 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   if (by[1] > by[0] && by[1] >= by[2]) dominant = DtypeGroup::kLowPrecision;
   if (by[2] > by[0] && by[2] > by[1]) dominant = DtypeGroup::kUnknown;
 
+  // Fired by the worst device (the message names it), claimed as the mean
+  // over the rank's devices like the idle findings: one device's FP32 GEMMs
+  // beside another device's idle time must not add up past the step.
+  const int64_t device_count = std::max<int64_t>(1, static_cast<int64_t>(devices.size()));
+  double rank_saving_ns = 0;
+  for (const DeviceTc& m : measured) rank_saving_ns += m.non_tc_ns * (1.0 - 1.0 / speedup);
   Finding f;
   f.cause = dominant == DtypeGroup::kLowPrecision ? "low_precision_no_tensor_cores"
             : dominant == DtypeGroup::kFp32       ? "fp32_no_tensor_cores"
                                                   : "no_tensor_cores";
-  f.recoverable_ns_per_step = static_cast<TimeNs>(saving_ns / n);
-  f.recoverable_share = SafeShare(saving_ns, step_total_ns);
+  f.recoverable_ns_per_step =
+      static_cast<TimeNs>(rank_saving_ns / static_cast<double>(n * device_count));
+  f.recoverable_share =
+      SafeShare(rank_saving_ns, static_cast<double>(step_total_ns) * device_count);
   // Without the op dtype the verdict rests on kernel names alone.
   f.confidence = dominant == DtypeGroup::kUnknown ? Confidence::kInferred : Confidence::kModelled;
   f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
@@ -371,9 +379,13 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   f.message = fmt::format(
       "On device {}, GEMM/convolution/attention kernels run {} per step, {} of it on Tensor "
       "Cores and {} on CUDA cores. Assuming Tensor Cores make them {:g}x faster (a modelled "
-      "bound), about {} per step would be saved. ",
+      "bound), about {} per step would be saved{}. ",
       d->device, FormatDurationNs(d->candidate_ns / n), FormatDurationNs(d->tc_ns / n),
-      FormatDurationNs(d->non_tc_ns / n), speedup, FormatDurationNs(f.recoverable_ns_per_step));
+      FormatDurationNs(d->non_tc_ns / n), speedup, FormatDurationNs(f.recoverable_ns_per_step),
+      device_count > 1
+          ? fmt::format(" (the mean over the rank's {} devices, as the idle findings are)",
+                        device_count)
+          : std::string());
   if (by[2] > 0) {
     f.message += fmt::format(
         "{} per step of it was judged from kernel names alone (no op dtype: shapes not "

@@ -107,6 +107,30 @@ TEST(TensorCoresIdleTest, Fp32GemmHeavyModelOnAmpereFires) {
   rules2_test::ExpectTestdataMatches(s, "tc_fp32_gemm_ampere.json");
 }
 
+// Two devices, FP32 GEMMs on device 0 only, one tiny kernel on device 1:
+// the saving is the mean over the rank's devices, like the idle findings,
+// so device 0's GEMMs and device 1's idle time cannot add up past the step.
+TEST(TensorCoresIdleTest, SavingIsTheMeanOverTheRanksDevices) {
+  Scenario s;
+  s.Device(DeviceSpec::A100()).Device(DeviceSpec::A100(1));
+  testing::KernelOptions on_second;
+  on_second.stream = {1, testing::kComputeStream};
+  for (int k = 0; k < 4; ++k) {
+    s.BeginStep(k);
+    Gemms(s, 10, kFp32Gemm, Fp32Addmm(), 2 * kNsPerMs);
+    s.BeginOp("aten::fill_").Kernel(kElementwise, 10 * kNsPerUs, on_second).End();
+    s.Sync().EndStep();
+  }
+  Timeline tl = Build(s);
+  TensorCoresIdleRule rule;
+  std::optional<Finding> f = Only(RunOn(rule, tl, Options(rule)));
+  ASSERT_TRUE(f.has_value());
+  // Device 0 alone would save 10 ms per step (20 ms at 2x); over 2 devices, 5.
+  ExpectWithin(f->recoverable_ns_per_step, 5 * kNsPerMs, 0.05, "mean saving");
+  EXPECT_LE(f->recoverable_share, 0.5);
+  EXPECT_THAT(f->message, HasSubstr("the mean over the rank's 2 devices"));
+}
+
 TEST(TensorCoresIdleTest, Fp32CaseStudyRanksTensorCoresFirst) {
   Timeline tl = Build(Fp32GemmHeavy());
   std::vector<Finding> findings = rules2_test::RankedFindings(tl);
