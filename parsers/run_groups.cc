@@ -43,10 +43,10 @@ bool IsWallClock(TimeNs ns) {
   return ns >= 1'000'000'000LL * kNsPerS;
 }
 
-RunFileFacts FactsOf(const Timeline& timeline) {
-  const RunMetadata& m = timeline.metadata();
+// What a file's metadata says of its run (a full parse or a Kineto stamp).
+RunFileFacts FactsFromMetadata(const std::string& path, const RunMetadata& m) {
   RunFileFacts f;
-  f.path = m.source_path;
+  f.path = path;
   f.format = m.format;
   f.framework = m.framework;
   f.rank = m.rank;
@@ -57,6 +57,12 @@ RunFileFacts FactsOf(const Timeline& timeline) {
     if (!d.name.empty()) names.insert(d.name);
   }
   f.device_names.assign(names.begin(), names.end());
+  return f;
+}
+
+RunFileFacts FactsOf(const Timeline& timeline) {
+  const RunMetadata& m = timeline.metadata();
+  RunFileFacts f = FactsFromMetadata(m.source_path, m);
   std::tie(f.start_ns, f.end_ns) = timeline.Bounds();
   // Kineto writes baseTimeNanoseconds after the events; timestamps stay
   // relative to it then, but the capture time is what tells two runs apart.
@@ -77,18 +83,7 @@ absl::StatusOr<RunFileFacts> ReadRunFileFacts(const std::string& path,
   absl::StatusOr<KinetoStamp> stamp = ReadKinetoStamp(path);
   if (!stamp.ok()) return stamp.status();
   const RunMetadata& m = stamp->metadata;
-  RunFileFacts f;
-  f.path = path;
-  f.format = m.format;
-  f.framework = m.framework;
-  f.rank = m.rank;
-  f.world_size = m.world_size;
-  f.host_name = m.host_name;
-  std::set<std::string> names;
-  for (const DeviceInfo& d : m.devices) {
-    if (!d.name.empty()) names.insert(d.name);
-  }
-  f.device_names.assign(names.begin(), names.end());
+  RunFileFacts f = FactsFromMetadata(path, m);
   f.start_ns = std::max<TimeNs>(stamp->first_event_ns, 0) + m.late_base_time_ns;
   f.end_ns = f.start_ns;
   if (!stamp->tail_read) {

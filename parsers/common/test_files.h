@@ -5,7 +5,6 @@
 // and gzip encoding.
 
 #include <stdlib.h>
-#include <zlib.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -70,19 +69,7 @@ inline uint64_t WriteGzipBomb(const std::string& path, int members, size_t pad_b
   std::string head = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n  {\"ph\": \"X\", "
                      "\"cat\": \"cpu_op\", \"name\": \"first\", \"pid\": 1, \"tid\": 1, "
                      "\"ts\": 0, \"dur\": 1}";
-  auto gzip9 = [](const std::string& bytes) {
-    z_stream z{};
-    deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, bytes.size()) + 64, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-    z.avail_in = static_cast<uInt>(bytes.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
-  };
+  auto gzip9 = [](const std::string& bytes) { return GzipBytes(bytes, 9); };
   std::string member = gzip9(block);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << gzip9(head);
