@@ -256,6 +256,24 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
                                            steps.from_markers ? "" : " (one window, no markers)")));
   }
 
+  // complete_file: a cut file (salvaged up to the cut) is analysed from the
+  // steps its write order proves were read whole (read_coverage.h); the
+  // rest is dropped, so what remains is trusted but is not the whole run.
+  const RunMetadata& md = tl.metadata();
+  if (md.truncated) {
+    out.checks.push_back(Check(
+        "complete_file", CheckStatus::kLimited, 1, 1, "count",
+        fmt::format("the file is cut short at byte {} ({} events read): findings come from {}",
+                    md.truncated_at_byte, md.events_read,
+                    steps.from_markers
+                        ? fmt::format("the {} step(s) read whole; {} incomplete step(s) dropped",
+                                      steps.steps.size(), steps.dropped_incomplete)
+                        : std::string("the part of the window read whole"))));
+  } else {
+    out.checks.push_back(Check("complete_file", CheckStatus::kOk, 0, 1, "count",
+                               "the file was read to its end"));
+  }
+
   // step_markers: without markers (or with markers the profiler stitched
   // from disjoint times) the "step" is a window that may hold start-up,
   // teardown and pauses: no steady step to claim most of.
