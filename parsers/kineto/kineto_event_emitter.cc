@@ -253,7 +253,7 @@ TrackId EventEmitter::Track(TrackKind kind, const Id& pid, const Id& tid) {
 }
 
 TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
-                                       const Id& pid, const Id& tid) {
+                                       const Id& pid, const Id& tid, bool flow_end) {
   if (device) {
     // pid is the device index and tid the stream; fall back to the args
     // when a producer wrote something else there.
@@ -264,6 +264,11 @@ TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
       if (stream < 0 && a.id == ArgKey::kStream) stream = IntValueOr(a.value, -1);
     }
     if (dev >= 0) return {TrackKind::kDeviceStream, dev, std::max<int64_t>(stream, 0)};
+    // Kineto ends an ac2g flow on every runtime call it correlates, on the
+    // host's pid; on a host whose pid is 65536 or more that is no device
+    // index. The end stays where it was written and resolves to nothing
+    // (flow_unresolved), as on hosts with small pids.
+    if (flow_end) return {TrackKind::kOther, pid.value, tid.value};
     Diag("device_event_without_device", Severity::kWarning,
          "device events whose pid is not a device index; kept on an 'other' track");
     return {TrackKind::kOther, pid.value, tid.value};
@@ -513,7 +518,7 @@ void EventEmitter::EmitFlow(const RawEvent& ev, char ph, TimeNs ts_ns) {
   bool device = ph == 'f' && IsGpuFlowCategory(ev.cat);
   Id pid, tid;
   ParseIds(ev, device, &pid, &tid);
-  auto [kind, p, t] = ResolveTrackKey(device, ev, pid, tid);
+  auto [kind, p, t] = ResolveTrackKey(device, ev, pid, tid, /*flow_end=*/device);
   const bool stream = kind == TrackKind::kDeviceStream;
   const Id tp{stream || pid.numeric, p, pid.text};
   const Id tt{stream || tid.numeric, t, tid.text};

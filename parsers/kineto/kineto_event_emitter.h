@@ -75,7 +75,11 @@ class EventEmitter : public RawEventSink {
   };
   TrackId Track(TrackKind kind, const Id& pid, const Id& tid);
   void ParseIds(const RawEvent& ev, bool device, Id* pid, Id* tid);
-  TrackKey ResolveTrackKey(bool device, const RawEvent& ev, const Id& pid, const Id& tid);
+  // A flow end on a pid that is no device index is Kineto's host-side end
+  // (bound to a runtime call, with no start), not a misplaced device event:
+  // it is not warned about (`flow_end`).
+  TrackKey ResolveTrackKey(bool device, const RawEvent& ev, const Id& pid, const Id& tid,
+                           bool flow_end = false);
   // Microsecond text to ns; timestamps get the trace's base time added.
   // False when the value is not a time.
   bool Micros(const JsonScalar& value, bool add_base_time, TimeNs* out);

@@ -334,6 +334,35 @@ TEST(KinetoParser, RocmTraceIsAmd) {
   EXPECT_EQ(tl->diagnostics().Count("device_properties_id_matched"), 1);
 }
 
+// Kineto ends an ac2g flow on every runtime call it correlates, on the host
+// pid, with no start. A host pid of 65536 or more is no device index: that
+// end is not a device event without a device (it warned on every trace from
+// such a host), and the launch links are untouched.
+TEST(KinetoParser, HostSideFlowEndOnALargePidIsNoDeviceEvent) {
+  TempDir dir;
+  absl::StatusOr<Timeline> tl = ParseText(dir, R"({"schemaVersion": 1,
+    "traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 2910249,
+     "tid": 2910249, "ts": 1, "dur": 2, "args": {"correlation": 3}},
+    {"ph": "s", "cat": "ac2g", "id": 3, "pid": 2910249, "tid": 2910249, "ts": 1, "name": "ac2g"},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 4, "dur": 2,
+     "args": {"correlation": 3, "device": 0, "stream": 7}},
+    {"ph": "f", "cat": "ac2g", "id": 3, "pid": 0, "tid": 7, "ts": 4, "bp": "e", "name": "ac2g"},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceGetAttribute", "pid": 2910249,
+     "tid": 2910249, "ts": 8, "dur": 1, "args": {"correlation": 9}},
+    {"ph": "f", "cat": "ac2g", "id": 9, "pid": 2910249, "tid": 2910249, "ts": 8, "bp": "e",
+     "name": "ac2g"}]})");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->diagnostics().Count("device_event_without_device"), 0);
+  EXPECT_EQ(tl->slices().launch[FindSlice(*tl, "k")], FindSlice(*tl, "cudaLaunchKernel"));
+  // A device event itself on such a pid still warns.
+  absl::StatusOr<Timeline> odd = ParseText(dir, R"({"schemaVersion": 1,
+    "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 2910249, "tid": 7, "ts": 4, "dur": 2}]})");
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  EXPECT_EQ(odd->diagnostics().Count("device_event_without_device"), 1);
+}
+
 // Several entries, or events on several devices: ids are left as they are.
 TEST(KinetoParser, DevicePropertiesIdsKeptWhenAmbiguous) {
   TempDir dir;
