@@ -1,5 +1,8 @@
 #include "parsers/format_registry.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "analyzer/base/status_macros.h"
 #include "fmt/format.h"
 #include "parsers/common/input_stream.h"
@@ -45,6 +48,26 @@ absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path) {
   return InputFormat::kUnknown;
 }
 
+absl::Status UnknownFormatError(const std::string& path) {
+  absl::StatusOr<std::string> head = ReadHead(path, kSniffBytes);
+  if (!head.ok() && !absl::IsInvalidArgument(head.status())) return head.status();
+  // TensorFlow/JAX's trace-viewer JSON (xprof's trace_events_to_json) is a
+  // Chrome trace, but a rendering of the XSpace beside it, without the
+  // categories the rules read: point at the source instead of "not a trace".
+  if (head.ok() && head->find("\"highres-ticks\"") != std::string::npos) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: a TensorFlow/JAX trace-viewer JSON (xprof), which tracelint does not read: analyze "
+        "the profile's <host>.xplane.pb beside it, or its plugins/profile directory",
+        path));
+  }
+  std::error_code ec;
+  bool empty = (head.ok() && head->empty()) || std::filesystem::file_size(path, ec) == 0;
+  std::string_view what = empty && !ec ? "empty file" : "not a trace";
+  return absl::InvalidArgumentError(fmt::format(
+      "{}: {}: expected Kineto/Chrome trace JSON (.json/.json.gz) or XSpace (.xplane.pb)",
+      path, what));
+}
+
 absl::StatusOr<Timeline> ParseTraceFile(const std::string& path, const ParseOptions& options) {
   absl::StatusOr<std::string> head = ReadHead(path, kSniffBytes);
   if (!head.ok()) return head.status();
@@ -52,10 +75,7 @@ absl::StatusOr<Timeline> ParseTraceFile(const std::string& path, const ParseOpti
     if (entry.sniff(*head)) return entry.parse(path, options);
   }
   if (MaybeKinetoBeyondHead(path, *head)) return ParseKinetoJsonFile(path, options);
-  std::string_view what = head->empty() ? "empty file" : "not a trace";
-  return absl::InvalidArgumentError(fmt::format(
-      "{}: {}: expected Kineto/Chrome trace JSON (.json/.json.gz) or XSpace (.xplane.pb)",
-      path, what));
+  return UnknownFormatError(path);
 }
 
 }  // namespace tracelint

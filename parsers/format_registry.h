@@ -35,8 +35,13 @@ inline constexpr uint64_t kSniffBeyondHeadBytes = uint64_t{256} << 20;
 // kUnknown. Errors only when the file cannot be read.
 absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path);
 
+// Why a file whose format is kUnknown cannot be read, as InvalidArgument
+// naming it: "empty file", a TensorFlow/JAX trace-viewer JSON (pointing at
+// the xplane.pb it renders), or "not a trace: expected ...".
+absl::Status UnknownFormatError(const std::string& path);
+
 // Sniffs, then parses with the matching format. Unknown content:
-// InvalidArgument "PATH: not a trace: expected ...".
+// UnknownFormatError.
 absl::StatusOr<Timeline> ParseTraceFile(const std::string& path, const ParseOptions& options);
 
 }  // namespace tracelint

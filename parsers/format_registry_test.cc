@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "parsers/common/test_files.h"
+#include "parsers/tensorboard/discovery.h"
 
 namespace tracelint {
 namespace {
@@ -33,6 +34,30 @@ TEST(FormatRegistry, LongMetadataBeforeTheFirstKnownKeyIsATrace) {
   absl::StatusOr<InputFormat> format = SniffTraceFile(dir.Write("config.json", config));
   ASSERT_TRUE(format.ok());
   EXPECT_EQ(*format, InputFormat::kUnknown);
+}
+
+// TensorFlow/JAX's trace-viewer JSON beside an xplane.pb is a Chrome trace
+// tracelint does not read; the error says which file to read instead.
+TEST(FormatRegistry, XprofTraceViewerJsonPointsAtTheXplane) {
+  TempDir dir;
+  std::string trace =
+      R"({"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[)"
+      R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},)"
+      R"({"ph":"X","pid":1,"tid":2,"ts":10.5,"dur":100,"name":"volta_sgemm_128x64_nn"}]})";
+  std::string path = dir.Write("localhost.trace.json.gz", Gzip(trace));
+  absl::StatusOr<InputFormat> format = SniffTraceFile(path);
+  ASSERT_TRUE(format.ok()) << format.status();
+  EXPECT_EQ(*format, InputFormat::kUnknown);
+  absl::StatusOr<Timeline> tl = ParseTraceFile(path, ParseOptions());
+  ASSERT_FALSE(tl.ok());
+  EXPECT_NE(tl.status().message().find(path + ": a TensorFlow/JAX trace-viewer JSON"),
+            std::string::npos)
+      << tl.status();
+  EXPECT_NE(tl.status().message().find(".xplane.pb"), std::string::npos) << tl.status();
+  // `analyze FILE` discovers before it parses: the same words.
+  absl::StatusOr<Discovery> found = DiscoverTraces(path, DiscoveryOptions());
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(), tl.status().message());
 }
 
 }  // namespace

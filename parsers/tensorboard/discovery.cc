@@ -439,11 +439,7 @@ absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,
   if (*format == InputFormat::kUnknown && EndsWith(name, ".xplane.pb")) {
     format = InputFormat::kXSpace;
   }
-  if (*format == InputFormat::kUnknown) {
-    std::uintmax_t size = fs::file_size(path, ec);
-    return absl::InvalidArgumentError(fmt::format(
-        "{}: {}: {}", path, !ec && size == 0 ? "empty file" : "not a trace", kExpected));
-  }
+  if (*format == InputFormat::kUnknown) return UnknownFormatError(path);
   Discovery d;
   TraceFileRef ref;
   ref.path = path;
