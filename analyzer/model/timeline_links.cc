@@ -125,6 +125,11 @@ void TimelineBuilder::ResolveFlows(Timeline& tl) {
   absl::flat_hash_map<std::pair<StringId, int64_t>, size_t> open;
   tl.flows_.reserve(flow_points_.size() / 2);
   int64_t unresolved = 0;
+  int64_t ends_without_start = 0;
+  // File order pairs an id used twice; an end written before its start
+  // (PyTorch 2.x writes device activity blocks, with their flow ends, before
+  // the host's runtime calls) is paired once every start is known.
+  std::vector<std::pair<std::pair<StringId, int64_t>, SliceId>> ends_before_start;
   for (const FlowPoint& p : flow_points_) {
     SliceId s = bind(p);
     auto key = std::make_pair(p.category, p.id);
@@ -138,12 +143,21 @@ void TimelineBuilder::ResolveFlows(Timeline& tl) {
     } else {
       auto it = open.find(key);
       if (it == open.end()) {
-        ++unresolved;
+        ends_before_start.emplace_back(key, s);
         continue;
       }
       tl.flows_[it->second].to = s;
       open.erase(it);
     }
+  }
+  for (const auto& [key, s] : ends_before_start) {
+    auto it = open.find(key);
+    if (it == open.end()) {
+      ++ends_without_start;
+      continue;
+    }
+    tl.flows_[it->second].to = s;
+    open.erase(it);
   }
   std::vector<Flow> kept;
   kept.reserve(tl.flows_.size());
@@ -158,6 +172,15 @@ void TimelineBuilder::ResolveFlows(Timeline& tl) {
   if (unresolved > 0) {
     tl.diagnostics_.Add("flow_unresolved", Severity::kInfo,
                         "flow arrows with a missing end or no slice at their time", unresolved);
+  }
+  // Apart from the above: Kineto ends an ac2g flow on every runtime call it
+  // correlates, launch or not, and starts only those that launched device
+  // work, so real traces hold thousands of these and they mean nothing lost.
+  if (ends_without_start > 0) {
+    tl.diagnostics_.Add("flow_end_without_start", Severity::kInfo,
+                        "flow ends with no start in the trace (Kineto writes one on each runtime "
+                        "call it correlates); they link nothing",
+                        ends_without_start);
   }
 }
 

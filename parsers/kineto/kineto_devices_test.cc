@@ -62,6 +62,7 @@ TEST(KinetoParser, HostSideFlowEndOnALargePidIsNoDeviceEvent) {
      "name": "ac2g"}]})");
   ASSERT_TRUE(tl.ok()) << tl.status();
   EXPECT_EQ(tl->diagnostics().Count("device_event_without_device"), 0);
+  EXPECT_EQ(tl->diagnostics().Count("flow_end_without_start"), 1);
   EXPECT_EQ(tl->slices().launch[FindSlice(*tl, "k")], FindSlice(*tl, "cudaLaunchKernel"));
   // A device event itself on such a pid still warns.
   absl::StatusOr<Timeline> odd = ParseText(dir, R"({"schemaVersion": 1,

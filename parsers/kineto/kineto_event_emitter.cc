@@ -267,7 +267,7 @@ TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
     // Kineto ends an ac2g flow on every runtime call it correlates, on the
     // host's pid; on a host whose pid is 65536 or more that is no device
     // index. The end stays where it was written and resolves to nothing
-    // (flow_unresolved), as on hosts with small pids.
+    // (flow_end_without_start), as on hosts with small pids.
     if (flow_end) return {TrackKind::kOther, pid.value, tid.value};
     Diag("device_event_without_device", Severity::kWarning,
          "device events whose pid is not a device index; kept on an 'other' track");
