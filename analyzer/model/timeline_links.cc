@@ -3,6 +3,7 @@
 // connect. Split from timeline_builder.cc to keep files short.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -128,9 +129,12 @@ void TimelineBuilder::ResolveFlows(Timeline& tl) {
   int64_t ends_without_start = 0;
   // File order pairs an id used twice; an end written before its start
   // (PyTorch 2.x writes device activity blocks, with their flow ends, before
-  // the host's runtime calls) is paired once every start is known.
-  std::vector<std::pair<std::pair<StringId, int64_t>, SliceId>> ends_before_start;
-  for (const FlowPoint& p : flow_points_) {
+  // the host's runtime calls) is paired once every start is known. Such ends
+  // wait as point indexes (4 bytes each, bound again when paired): on a
+  // reversed file that is every launch's end, plus Kineto's start-less ones.
+  std::vector<uint32_t> ends_before_start;
+  for (size_t i = 0; i < flow_points_.size(); ++i) {
+    const FlowPoint& p = flow_points_[i];
     SliceId s = bind(p);
     auto key = std::make_pair(p.category, p.id);
     if (p.is_start) {
@@ -143,20 +147,25 @@ void TimelineBuilder::ResolveFlows(Timeline& tl) {
     } else {
       auto it = open.find(key);
       if (it == open.end()) {
-        ends_before_start.emplace_back(key, s);
+        if (i > std::numeric_limits<uint32_t>::max()) {
+          ++ends_without_start;  // past 4G points, left unpaired
+        } else {
+          ends_before_start.push_back(static_cast<uint32_t>(i));
+        }
         continue;
       }
       tl.flows_[it->second].to = s;
       open.erase(it);
     }
   }
-  for (const auto& [key, s] : ends_before_start) {
-    auto it = open.find(key);
+  for (uint32_t i : ends_before_start) {
+    const FlowPoint& p = flow_points_[i];
+    auto it = open.find(std::make_pair(p.category, p.id));
     if (it == open.end()) {
       ++ends_without_start;
       continue;
     }
-    tl.flows_[it->second].to = s;
+    tl.flows_[it->second].to = bind(p);
     open.erase(it);
   }
   std::vector<Flow> kept;
