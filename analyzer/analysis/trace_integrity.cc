@@ -1,6 +1,7 @@
 #include "analyzer/analysis/trace_integrity.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,6 @@ struct Census {
   int64_t runtime_calls = 0;   // cuda/hip runtime and driver calls
   int64_t device_activities = 0;
   int64_t unlinked = 0;        // device activities with no launch call
-  int64_t graph_replayed = 0;  // linked to a graph launch
   int64_t launch_calls = 0;    // kernel launch calls (graph launches excluded)
   int64_t empty_launches = 0;  // of those, with no device activity
   int64_t dropped_markers = 0;
@@ -49,7 +49,6 @@ Census Count(const Timeline& tl) {
         ++n.unlinked;
         continue;
       }
-      if (tl.HasFlag(launch, kFlagGraphLaunch)) ++n.graph_replayed;
       TimeNs early_ns = c.ts_ns[launch] - c.ts_ns[s];
       if (early_ns > kSkewToleranceNs) {
         ++n.skewed;
@@ -82,6 +81,51 @@ Census Count(const Timeline& tl) {
   }
   n.dropped_markers += tl.diagnostics().Count("xspace_profiler_error");
   return n;
+}
+
+// Launch links of the device activities that start inside the analysed
+// steps: a gap there ending at an unlinked activity is unattributed, while
+// one outside them (work launched before the trace began, running ahead of
+// the first step) ends no analysed gap. The whole trace when no step is.
+struct StepLinks {
+  int64_t device_activities = 0;
+  int64_t unlinked = 0;
+  int64_t graph_replayed = 0;
+  int64_t unlinked_outside = 0;
+};
+
+StepLinks CountStepLinks(const Timeline& tl, const StepSet& steps) {
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  for (const Step& st : steps.steps) spans.emplace_back(st.start_ns, st.end_ns);
+  std::sort(spans.begin(), spans.end());
+  auto inside = [&](TimeNs ts_ns) {
+    if (spans.empty()) return true;
+    auto it = std::upper_bound(spans.begin(), spans.end(),
+                               std::make_pair(ts_ns, std::numeric_limits<TimeNs>::max()));
+    // Steps do not overlap, but a stitched one may: look back a few.
+    for (int k = 0; k < 4 && it != spans.begin(); ++k) {
+      --it;
+      if (ts_ns >= it->first && ts_ns < it->second) return true;
+    }
+    return false;
+  };
+  const SliceColumns& c = tl.slices();
+  StepLinks out;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!IsDeviceActivity(c.kind[s])) continue;
+    SliceId launch = c.launch[s];
+    if (!inside(c.ts_ns[s])) {
+      if (launch == kNoIndex) ++out.unlinked_outside;
+      continue;
+    }
+    ++out.device_activities;
+    if (launch == kNoIndex) {
+      ++out.unlinked;
+    } else if (tl.HasFlag(launch, kFlagGraphLaunch)) {
+      ++out.graph_replayed;
+    }
+  }
+  return out;
 }
 
 IntegrityCheck Check(std::string id, CheckStatus status, double value, double threshold,
@@ -358,23 +402,31 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
 
   // launch_links: device work with no launch (dropped records, graph replays
   // without their launch, lost correlation ids): its gaps are unattributed.
-  double unlinked_share = n.device_activities > 0
-                              ? static_cast<double>(n.unlinked) / n.device_activities
+  // Counted where gaps are analysed: in the steps.
+  StepLinks links = CountStepLinks(tl, ctx.steps());
+  double unlinked_share = links.device_activities > 0
+                              ? static_cast<double>(links.unlinked) / links.device_activities
                               : 0;
   if (n.device_activities == 0) {
     out.checks.push_back(Check("launch_links", CheckStatus::kNotApplicable, 0,
                                kUnlinkedLimitedShare, "share", "no device work"));
   } else {
     bool limited = unlinked_share >= kUnlinkedLimitedShare;
+    bool in_steps = !ctx.steps().steps.empty();
     out.checks.push_back(Check(
         "launch_links", limited ? CheckStatus::kLimited : CheckStatus::kOk, unlinked_share,
         kUnlinkedLimitedShare, "share",
-        fmt::format("{} of {} device activities have no launch call{}{}", n.unlinked,
-                    n.device_activities,
-                    n.graph_replayed > 0
-                        ? fmt::format(" ({} more are graph replays)", n.graph_replayed)
+        fmt::format("{} of {} device activities{} have no launch call{}{}{}", links.unlinked,
+                    links.device_activities, in_steps ? " in the analysed steps" : "",
+                    links.graph_replayed > 0
+                        ? fmt::format(" ({} more are graph replays)", links.graph_replayed)
                         : std::string(),
-                    limited ? ": the idle time they end is unattributed" : "")));
+                    limited ? ": the idle time they end is unattributed" : "",
+                    links.unlinked_outside > 0
+                        ? fmt::format("; {} unlinked outside them (launched before the trace "
+                                      "began, or between steps) end no analysed gap",
+                                      links.unlinked_outside)
+                        : std::string())));
   }
 
   // empty_launches: launch calls whose device work never shows up.

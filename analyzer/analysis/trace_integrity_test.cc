@@ -183,6 +183,44 @@ TEST(TraceIntegrityTest, KernelsWithoutLaunches) {
   EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
 }
 
+// Device work with no launch outside the analysed steps (launched before
+// the trace began, running ahead of the first step) ends no analysed gap:
+// it is named, but does not limit the trace.
+TEST(TraceIntegrityTest, UnlinkedWorkOutsideTheStepsDoesNotLimit) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.OpKernels("aten::mm", "inherited_gemm", 20, 100 * kNsPerUs, 10 * kNsPerUs).Sync();
+  s.Idle(kNsPerMs);
+  for (int k = 1; k <= 5; ++k) {
+    s.BeginStep(k).DataLoaderNext(100 * kNsPerUs);
+    s.OpKernels("aten::mm", "ampere_sgemm_128x64_nn", 10, 200 * kNsPerUs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  std::vector<int64_t> lost;
+  for (const ScenarioEvent& e : s.events()) {
+    if (e.name == "inherited_gemm") lost.push_back(e.correlation);
+  }
+  ASSERT_EQ(lost.size(), 20u);
+  s.Edit([&](ScenarioEvent& e) {
+    if (e.correlation == 0 || std::find(lost.begin(), lost.end(), e.correlation) == lost.end()) {
+      return true;
+    }
+    if (e.cat == "cuda_runtime") return false;  // its launch fell before the trace
+    e.correlation = 0;
+    return true;
+  });
+  auto a = Analyse(s);
+  const TraceIntegrity& t = a->integrity();
+  const IntegrityCheck& links = CheckOf(t, "launch_links");
+  EXPECT_EQ(links.status, CheckStatus::kOk) << links.reason;
+  EXPECT_EQ(links.value, 0.0);
+  EXPECT_EQ(links.reason,
+            "0 of 50 device activities in the analysed steps have no launch call; 20 unlinked "
+            "outside them (launched before the trace began, or between steps) end no analysed "
+            "gap");
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kTrusted) << t.summary;
+}
+
 TEST(TraceIntegrityTest, LaunchesWithoutDeviceWork) {
   Scenario s = Healthy();
   // The kernels of every step but the first were not recorded.
