@@ -413,19 +413,22 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   } else {
     bool limited = unlinked_share >= kUnlinkedLimitedShare;
     bool in_steps = !ctx.steps().steps.empty();
+    bool window = !ctx.steps().from_markers;
     out.checks.push_back(Check(
         "launch_links", limited ? CheckStatus::kLimited : CheckStatus::kOk, unlinked_share,
         kUnlinkedLimitedShare, "share",
         fmt::format("{} of {} device activities{} have no launch call{}{}{}", links.unlinked,
-                    links.device_activities, in_steps ? " in the analysed steps" : "",
+                    links.device_activities,
+                    !in_steps ? "" : window ? " in the analysed window" : " in the analysed steps",
                     links.graph_replayed > 0
                         ? fmt::format(" ({} more are graph replays)", links.graph_replayed)
                         : std::string(),
                     limited ? ": the idle time they end is unattributed" : "",
                     links.unlinked_outside > 0
-                        ? fmt::format("; {} unlinked outside them (launched before the trace "
-                                      "began, or between steps) end no analysed gap",
-                                      links.unlinked_outside)
+                        ? fmt::format("; {} unlinked outside {} (launched before the trace "
+                                      "began, or {}) end no analysed gap",
+                                      links.unlinked_outside, window ? "it" : "them",
+                                      window ? "cut from its edges" : "between steps")
                         : std::string())));
   }
 
