@@ -1,5 +1,7 @@
 #include "analyzer/base/time.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <limits>
 
@@ -78,6 +80,30 @@ std::string FormatDurationNs(TimeNs dur_ns) {
   if (a >= kNsPerMs) return fmt::format("{:.3f} ms", v / kNsPerMs);
   if (a >= kNsPerUs) return fmt::format("{:.1f} us", v / kNsPerUs);
   return fmt::format("{} ns", dur_ns);
+}
+
+std::string FormatOffsetRangeNs(TimeNs start_ns, TimeNs end_ns) {
+  TimeNs a = std::max(start_ns < 0 ? -start_ns : start_ns, end_ns < 0 ? -end_ns : end_ns);
+  TimeNs unit_ns = a >= kNsPerS ? kNsPerS : a >= kNsPerMs ? kNsPerMs : a >= kNsPerUs ? kNsPerUs : 1;
+  std::string_view unit = unit_ns == kNsPerS ? "s" : unit_ns == kNsPerMs ? "ms"
+                          : unit_ns == kNsPerUs ? "us" : "ns";
+  int max_decimals = unit_ns == kNsPerS ? 9 : unit_ns == kNsPerMs ? 6 : unit_ns == kNsPerUs ? 3 : 0;
+  // 3 significant digits of the larger end: 1.23 s, 12.3 s, 123 s.
+  double scaled = static_cast<double>(a) / static_cast<double>(unit_ns);
+  int decimals = scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2;
+  decimals = std::min(decimals, max_decimals);
+  auto at = [&](TimeNs t, int d) {
+    return fmt::format("{}{:.{}f} {}", t < 0 ? "-" : "+",
+                       static_cast<double>(t < 0 ? -t : t) / static_cast<double>(unit_ns), d,
+                       unit);
+  };
+  std::string from = at(start_ns, decimals), to = at(end_ns, decimals);
+  while (start_ns != end_ns && from == to && decimals < max_decimals) {
+    ++decimals;
+    from = at(start_ns, decimals);
+    to = at(end_ns, decimals);
+  }
+  return fmt::format("{} .. {}", from, to);
 }
 
 }  // namespace tracelint

@@ -30,6 +30,11 @@ inline constexpr TimeNs PsToNs(int64_t ps) {
 // "1.234 ms", "56.7 us", "3.20 s" for reports.
 std::string FormatDurationNs(TimeNs dur_ns);
 
+// A time range as offsets from a trace's start, "+1.018 s .. +1.024 s": one
+// unit for both ends, at least 3 significant digits, and as many decimals as
+// it takes for two different times to read differently (down to the ns).
+std::string FormatOffsetRangeNs(TimeNs start_ns, TimeNs end_ns);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_BASE_TIME_H_

@@ -38,5 +38,20 @@ TEST(FormatDurationNs, PicksUnit) {
   EXPECT_EQ(FormatDurationNs(3 * kNsPerS), "3.000 s");
 }
 
+TEST(FormatOffsetRangeNs, TwoTimesNeverReadTheSame) {
+  // 3 significant digits when they tell the ends apart.
+  EXPECT_EQ(FormatOffsetRangeNs(643 * kNsPerMs, 702 * kNsPerMs), "+643 ms .. +702 ms");
+  EXPECT_EQ(FormatOffsetRangeNs(0, 12'300 * kNsPerUs), "+0.0 ms .. +12.3 ms");
+  // A 5.6 ms range one second in: more decimals, not "+1.02 s .. +1.02 s".
+  EXPECT_EQ(FormatOffsetRangeNs(1'018'200 * kNsPerUs, 1'023'780 * kNsPerUs),
+            "+1.018 s .. +1.024 s");
+  // Down to the nanosecond, and no further.
+  EXPECT_EQ(FormatOffsetRangeNs(5 * kNsPerS, 5 * kNsPerS + 1), "+5.000000000 s .. +5.000000001 s");
+  EXPECT_EQ(FormatOffsetRangeNs(1500, 1501), "+1.500 us .. +1.501 us");
+  EXPECT_EQ(FormatOffsetRangeNs(7, 9), "+7 ns .. +9 ns");
+  EXPECT_EQ(FormatOffsetRangeNs(3 * kNsPerS, 3 * kNsPerS), "+3.00 s .. +3.00 s");
+  EXPECT_EQ(FormatOffsetRangeNs(-2 * kNsPerMs, kNsPerMs), "-2.00 ms .. +1.00 ms");
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -141,8 +141,9 @@ TEST(BatchFleet, SamplesPerDollarByDeviceTypeHasTheKnownAnswers) {
   EXPECT_THAT(json, HasSubstr("\"median_samples_per_dollar\": 11520000"));
   std::string why;
   testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", args.output, why);
-  if (check != testing::SchemaCheck::kSkipped)
+  if (check != testing::SchemaCheck::kSkipped) {
     EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+  }
   // Sorted by samples per dollar, largest first: spot first.
   size_t spot = json.find("spot-h100-bs32"), a100 = json.find("a100-bs64");
   EXPECT_LT(spot, a100);
@@ -278,8 +279,9 @@ TEST(BatchFleet, TrendWithGroupsComparesRunsOfOneGroup) {
   EXPECT_THAT(ReadFile(args.output), HasSubstr("\"group\": \"NVIDIA H100 80GB HBM3\""));
   std::string why;
   testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", args.output, why);
-  if (check != testing::SchemaCheck::kSkipped)
+  if (check != testing::SchemaCheck::kSkipped) {
     EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+  }
 }
 
 // The CLI tests' archive (batch_command_test.cc) plus generated runs of

@@ -113,8 +113,8 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
     for (const Timeline* tl : in.ranks) {
       if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
     }
-    add(fmt::format("time +{} .. +{} from the trace start", Dur(l.start_ns - origin),
-                    Dur(l.end_ns - origin)));
+    add(fmt::format("time {} from the trace start",
+                    FormatOffsetRangeNs(l.start_ns - origin, l.end_ns - origin)));
   }
   if (!where.empty()) out += "<p><b>Where:</b> " + where + "</p>\n";
   if (!l.top_items.empty()) {

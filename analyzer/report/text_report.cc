@@ -211,8 +211,7 @@ std::string WhereText(const ReportInput& in, const FindingLocation& l, const Sha
     for (const Timeline* tl : in.ranks) {
       if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
     }
-    parts.push_back(fmt::format("time +{} .. +{}", Dur(l.start_ns - origin),
-                                Dur(l.end_ns - origin)));
+    parts.push_back("time " + FormatOffsetRangeNs(l.start_ns - origin, l.end_ns - origin));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
