@@ -264,12 +264,13 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.title = fmt::format("GPU idle {} {}", ShareText(summary.share), owned.what);
     std::string worst;
     for (const rules_internal::GapSummary& g : summary.worst_gaps) {
-      worst += fmt::format("{}{} at step {} in {}", worst.empty() ? "" : "; ",
-                           FormatDurationNs(g.cause_ns),
-                           steps.from_markers ? fmt::format("{}", steps.steps[g.step_index].number)
-                                              : std::string("window"),
-                           g.host_op == kNoIndex ? std::string("(no host event)")
-                                                 : std::string(tl.str(tl.slices().name[g.host_op])));
+      // "6.1 ms at step 6 in aten::mm", "2.0 ms with no host event" (a window).
+      worst += fmt::format(
+          "{}{}{}{}", worst.empty() ? "" : "; ", FormatDurationNs(g.cause_ns),
+          steps.from_markers ? fmt::format(" at step {}", steps.steps[g.step_index].number)
+                             : std::string(),
+          g.host_op == kNoIndex ? std::string(" with no host event")
+                                : fmt::format(" in {}", tl.str(tl.slices().name[g.host_op])));
     }
     f.message = fmt::format(
         "The GPU is idle {}; {} ({} per step) is charged to this cause. Worst gaps: {}.{}",

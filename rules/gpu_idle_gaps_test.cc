@@ -10,6 +10,7 @@ namespace tracelint {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using rule_test::FindCause;
 using rule_test::RunRule;
 using testing::DeviceSpec;
@@ -61,6 +62,44 @@ TEST(GpuIdleGapsTest, FiresOnDataLoaderStarvation) {
   EXPECT_GT(f->location.end_ns, f->location.start_ns);
   // Sync-charged idle belongs to host-side-ops: never claimed here.
   EXPECT_EQ(FindCause(out, "sync_call"), nullptr);
+  EXPECT_THAT(f->message,
+              HasSubstr(" at step 1 in enumerate(DataLoader)#_SingleProcessDataLoaderIter"));
+}
+
+// Without step markers the worst gaps name no step ("at step window" read
+// as nonsense), and a gap with nothing on the host says so in words.
+TEST(GpuIdleGapsTest, WorstGapsOfAWindowNameNoStep) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 0; k < 4; ++k) {
+    s.DataLoaderNext(5 * kNsPerMs);
+    s.OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10, kNsPerMs, 10 * kNsPerUs);
+    s.Sync();
+    s.Idle(3 * kNsPerMs);
+  }
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, s);
+  const Finding* loader = FindCause(out, "data_loader");
+  ASSERT_NE(loader, nullptr);
+  EXPECT_THAT(loader->message, HasSubstr("Worst gaps: 5.0"));
+  EXPECT_THAT(loader->message, Not(HasSubstr("at step")));
+}
+
+// A worst gap with nothing on the host says so in words.
+TEST(GpuIdleGapsTest, AGapWithNoHostEventSaysSo) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).Idle(6 * kNsPerMs);
+    s.OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10, kNsPerMs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, s);
+  const Finding* silent = FindCause(out, "host_silent");
+  ASSERT_NE(silent, nullptr);
+  EXPECT_THAT(silent->message, HasSubstr(" at step 1 with no host event"));
+  EXPECT_THAT(silent->message, Not(HasSubstr("(no host event)")));
 }
 
 TEST(GpuIdleGapsTest, QuietWhenTheGpuIsBusy) {
