@@ -21,8 +21,9 @@ constexpr size_t kMaxNameBytes = 60;
 constexpr size_t kMaxFixBytes = 160;
 constexpr size_t kMaxCellItems = 3;
 
-std::string Cell(std::string_view s, size_t max_bytes) {
-  return EscapeMarkdownCell(TruncateUtf8(s, max_bytes));
+// Fixes break at words; names (kernels, ops) have none to break at.
+std::string Cell(std::string_view s, size_t max_bytes, bool at_word = false) {
+  return EscapeMarkdownCell(ShortenUtf8(s, max_bytes, at_word));
 }
 
 std::string FirstLine(std::string_view s) {
@@ -99,7 +100,7 @@ void Table(std::string& out, const ReportInput& in, size_t shown) {
     std::string share = f.one_time_ns > 0
                             ? "-"
                             : fmt::format("{:.1f}%", 100 * std::clamp(f.recoverable_share, 0.0, 1.0));
-    std::string fix = f.fix.empty() ? "-" : Cell(FirstLine(f.fix), kMaxFixBytes);
+    std::string fix = f.fix.empty() ? "-" : Cell(FirstLine(f.fix), kMaxFixBytes, /*at_word=*/true);
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1,
                        FindingSeverityName(f.severity), rule, time, share, fix, ItemsCell(f));
   }
