@@ -46,6 +46,15 @@ std::vector<HtaBreakdown> ComputeHtaBreakdown(const Timeline& tl) {
   }
   const bool filter = step_names.size() >= 2;
 
+  // HTA's name rule only fits names Kineto writes; an XSpace trace names its
+  // copies copy-start/copy-done and its collectives all-reduce.
+  const bool by_kind = tl.metadata().format == "xspace";
+  auto compute = [&](SliceId s) {
+    if (!by_kind) return HtaKernelTypeOf(tl.str(c.name[s])) == HtaKernelType::kComputation;
+    EventKind k = c.kind[s];
+    return k != EventKind::kMemcpy && k != EventKind::kMemset &&
+           !tl.HasFlag(s, kFlagCollective);
+  };
   std::map<int, PerDevice> by_device;
   for (SliceId s = 0; s < c.size(); ++s) {
     const Track& track = tl.tracks()[c.track[s]];
@@ -60,9 +69,7 @@ std::vector<HtaBreakdown> ComputeHtaBreakdown(const Timeline& tl) {
     }
     Interval iv{c.ts_ns[s], c.end_ns(s)};
     d.all.push_back(iv);
-    if (HtaKernelTypeOf(tl.str(c.name[s])) == HtaKernelType::kComputation) {
-      d.compute.push_back(iv);
-    }
+    if (compute(s)) d.compute.push_back(iv);
   }
 
   std::vector<HtaBreakdown> out;
@@ -81,6 +88,7 @@ std::vector<HtaBreakdown> ComputeHtaBreakdown(const Timeline& tl) {
     h.non_compute_ns = busy_ns - h.compute_ns;
     h.excluded_activities = d.excluded;
     h.launch_filter = filter;
+    h.by_kind = by_kind;
     out.push_back(h);
   }
   return out;

@@ -1,5 +1,6 @@
 #include "analyzer/analysis/hta_breakdown.h"
 
+#include "analyzer/model/timeline_builder.h"
 #include "analyzer/testing/scenario.h"
 #include "gtest/gtest.h"
 
@@ -76,6 +77,40 @@ TEST(HtaBreakdown, OneStepKeepsEverything) {
   EXPECT_EQ(hta[0].excluded_activities, 0);
   EXPECT_EQ(hta[0].compute_ns, 2 * kNsPerMs);
   EXPECT_EQ(hta[0].non_compute_ns, 1 * kNsPerMs);
+}
+
+// XSpace: XLA names its copies copy-start/copy-done and its collectives
+// all-reduce, so HTA's name rule would call them compute; their kind says.
+TEST(HtaBreakdown, XSpaceCopiesAndCollectivesAreNonComputeByKind) {
+  TimelineBuilder b;
+  b.metadata().format = "xspace";
+  TrackId ops = b.GetTrack(TrackKind::kDeviceStream, 0, 1);
+  auto add = [&](const char* name, EventKind kind, TimeNs ts_ns, TimeNs dur_ns,
+                 uint16_t flags = 0) {
+    SliceSpec spec;
+    spec.ts_ns = ts_ns;
+    spec.dur_ns = dur_ns;
+    spec.track = ops;
+    spec.name = b.Intern(name);
+    spec.kind = kind;
+    spec.extra_flags = flags;
+    b.AddSlice(spec);
+  };
+  add("fusion.1", EventKind::kKernel, 0, 2 * kNsPerMs);
+  add("copy-start.4", EventKind::kMemcpy, 2 * kNsPerMs, kNsPerMs);
+  add("all-reduce.7", EventKind::kKernel, 4 * kNsPerMs, kNsPerMs, kFlagCollective);
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  std::vector<HtaBreakdown> hta = ComputeHtaBreakdown(*tl);
+  ASSERT_EQ(hta.size(), 1u);
+  EXPECT_TRUE(hta[0].by_kind);
+  EXPECT_EQ(hta[0].compute_ns, 2 * kNsPerMs);
+  EXPECT_EQ(hta[0].non_compute_ns, 2 * kNsPerMs);
+  EXPECT_EQ(hta[0].idle_ns, kNsPerMs);
+  // A Kineto trace keeps HTA's name rule.
+  absl::StatusOr<Timeline> kineto = Steps(1).BuildTimeline();
+  ASSERT_TRUE(kineto.ok());
+  EXPECT_FALSE(ComputeHtaBreakdown(*kineto)[0].by_kind);
 }
 
 }  // namespace

@@ -86,6 +86,9 @@ struct HtaBreakdown {
   TimeNs non_compute_ns = 0;  // the rest of the busy time (collectives, copies, memsets)
   bool launch_filter = false;       // HTA's last-step filter applied (2+ steps)
   int64_t excluded_activities = 0;  // GPU rows that filter left out
+  // XSpace: XLA op names carry no "Memcpy"/"nccl", so copies and collectives
+  // are told by the kind the parser gave them (HTA reads Kineto only).
+  bool by_kind = false;
   TimeNs span_ns() const { return span_end_ns - span_start_ns; }
 };
 

@@ -333,14 +333,21 @@ void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerat
               const Layout& layout) {
   if (m.hta.empty()) return;
   int64_t excluded = 0;
-  for (const HtaBreakdown& h : m.hta) excluded += h.excluded_activities;
-  out += Wrap(fmt::format("HTA temporal breakdown (first to last GPU activity{}):",
+  bool by_kind = false;
+  for (const HtaBreakdown& h : m.hta) {
+    excluded += h.excluded_activities;
+    by_kind = by_kind || h.by_kind;
+  }
+  out += Wrap(fmt::format("HTA temporal breakdown (first to last GPU activity{}{}):",
                           excluded > 0 ? fmt::format("; as HTA does, only GPU work launched "
                                                      "before the last ProfilerStep starts, {} "
                                                      "{} left out",
                                                      excluded,
                                                      excluded == 1 ? "activity" : "activities")
-                                       : ""),
+                                       : "",
+                          by_kind ? "; XLA copies and collectives are non-compute by their "
+                                    "kind, as their names carry no Memcpy or nccl"
+                                  : ""),
               layout.width, "", "  ");
   for (const HtaBreakdown& h : m.hta) {
     TimeNs span = h.span_ns();
