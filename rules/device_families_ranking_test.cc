@@ -17,6 +17,8 @@
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/model/accelerator.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_data.h"
 #include "analyzer/testing/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -51,6 +53,7 @@ struct Analyzed {
   IntegrityVerdict integrity = IntegrityVerdict::kTrusted;
   std::vector<DeviceMetrics> summary;  // per device
   std::string accelerator;
+  std::string verdict_line;  // the report's "Verdict: ..." line
 
   const DeviceMetrics& device0() const {
     static const DeviceMetrics kNone;
@@ -83,6 +86,12 @@ Analyzed Analyze(absl::StatusOr<Timeline> parsed) {
   out.not_judged = result->not_judged;
   out.integrity = ctx.trace_integrity().verdict;
   out.summary = ctx.step_metrics().summary;
+  ReportInput input;
+  input.ranks = {out.tl.get()};
+  input.contexts = {&ctx};
+  input.findings = result->findings;
+  input.not_judged = result->not_judged;
+  out.verdict_line = ComputeVerdict(input).line;
   return out;
 }
 
@@ -309,7 +318,7 @@ TEST(DeviceFamiliesRanking, TpuAsyncCopiesAreNotCompute) {
   EXPECT_EQ(tpu.tl->metadata().framework, "JAX");
   EXPECT_THAT(RankingOf(tpu.findings), IsEmpty()) << Describe(tpu.findings);
   EXPECT_EQ(tpu.integrity, IntegrityVerdict::kLimited);
-  EXPECT_THAT(tpu.NotJudged("gpu-idle-gaps"), HasSubstr("withheld: GPU-only capture"));
+  EXPECT_THAT(tpu.NotJudged("gpu-idle-gaps"), HasSubstr("withheld: device-only capture"));
   EXPECT_THAT(tpu.NotJudged("tensor-cores-idle"), HasSubstr("TPU 0 is not a GPU"));
   const DeviceMetrics& d = tpu.device0();
   EXPECT_EQ(d.step_ns, 4 * kTpuStepNs);
@@ -318,6 +327,7 @@ TEST(DeviceFamiliesRanking, TpuAsyncCopiesAreNotCompute) {
   EXPECT_DOUBLE_EQ(d.busy_including_copies, 0.801);
   EXPECT_EQ(CategoryNs(d, StepCategory::kMemcpy), 4 * 3'010 * kNsPerUs);
   EXPECT_FALSE(d.tensor_core_kernel_share.has_value());  // a TPU: n/a, not 0%
+  EXPECT_THAT(tpu.verdict_line, HasSubstr("TPU busy with kernels 50%")) << tpu.verdict_line;
 }
 
 // The contrast: the same ops named as fusions are compute, so the device
@@ -327,7 +337,7 @@ TEST(DeviceFamiliesRanking, TpuSameOpsAsFusionsAreCompute) {
   ASSERT_NE(tpu.tl, nullptr);
   EXPECT_EQ(tpu.accelerator, "TPU");
   EXPECT_THAT(RankingOf(tpu.findings), IsEmpty()) << Describe(tpu.findings);
-  EXPECT_THAT(tpu.NotJudged("gpu-idle-gaps"), HasSubstr("withheld: GPU-only capture"));
+  EXPECT_THAT(tpu.NotJudged("gpu-idle-gaps"), HasSubstr("withheld: device-only capture"));
   const DeviceMetrics& d = tpu.device0();
   EXPECT_EQ(d.kernel_ns, 4 * 8'010 * kNsPerUs);
   EXPECT_DOUBLE_EQ(d.gpu_utilization, 0.801);

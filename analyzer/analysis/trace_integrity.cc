@@ -357,14 +357,14 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
                                    : "a fragment: see above"));
   }
 
-  // host_events: a GPU-only capture cannot say what the host did.
+  // host_events: a device-only capture cannot say what the host did.
   bool has_host = n.host_ops + n.runtime_calls > 0;
   if (n.device_activities == 0) {
     out.checks.push_back(Check("host_events", CheckStatus::kNotApplicable,
                                static_cast<double>(n.host_ops + n.runtime_calls), 1, "count",
                                "no device work to explain"));
   } else if (!has_host) {
-    std::string why = "GPU-only capture: no host events, so no idle time can be charged to a host "
+    std::string why = "device-only capture: no host events, so no idle time can be charged to a host "
                       "cause";
     out.checks.push_back(Check("host_events", CheckStatus::kLimited, 0, 1, "count", why));
     for (IdleCause cause : HostCauses()) Withhold(out, cause, why);

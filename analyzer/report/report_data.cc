@@ -7,6 +7,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/trace_integrity.h"
+#include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -193,29 +194,31 @@ Verdict ComputeVerdict(const ReportInput& input) {
     if (c.ns > 0 && (largest == nullptr || c.ns > largest->ns)) largest = &c;
   }
   double utilization = share(kernel_busy_ns);
+  // "TPU busy with kernels" on a TPU: the words follow the device.
+  const std::string_view accel = AcceleratorName(worst->timeline().metadata());
   if (utilization < kComputeBoundUtilization && withheld_ns > 0 &&
       (largest == nullptr || withheld_ns > largest->ns)) {
     // Most of what keeps the GPU from work is idle the trace's integrity
     // withholds: naming a bound from the rest would be a guess.
     v.judgeable = false;
     v.bound = "not judgeable";
-    v.line = fmt::format("Verdict: not judgeable (rank {}: GPU busy with kernels {:.0f}% of the "
+    v.line = fmt::format("Verdict: not judgeable (rank {}: {} busy with kernels {:.0f}% of the "
                          "step, and its idle time cannot be charged: {})",
-                         v.rank, 100 * utilization, integrity.withheld.front().reason);
+                         v.rank, accel, 100 * utilization, integrity.withheld.front().reason);
     return v;
   }
   if (utilization >= kComputeBoundUtilization || largest == nullptr) {
     v.bound = "gpu compute";
     v.share = utilization;
-    v.line = fmt::format("Verdict: gpu compute (rank {}: GPU busy with kernels {:.0f}% of the step)",
-                         v.rank, 100 * utilization);
+    v.line = fmt::format("Verdict: gpu compute (rank {}: {} busy with kernels {:.0f}% of the step)",
+                         v.rank, accel, 100 * utilization);
     return v;
   }
   v.bound = std::string(largest->bound);
   v.share = share(largest->ns);
-  v.line = fmt::format("Verdict: {} (rank {}: {}, {:.0f}% of the step; GPU busy with kernels "
+  v.line = fmt::format("Verdict: {} (rank {}: {}, {:.0f}% of the step; {} busy with kernels "
                        "{:.0f}%)",
-                       v.bound, v.rank, largest->what, 100 * v.share, 100 * utilization);
+                       v.bound, v.rank, largest->what, 100 * v.share, accel, 100 * utilization);
   return v;
 }
 
