@@ -249,7 +249,8 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // (SARIF, HTML) do not take it.
   std::string report = Render(args.format, input);
   if (baseline_diff.has_value() && args.format == "text") {
-    report += "\n== Against the baseline ==\n" + RenderDiffText(*baseline_diff);
+    report += "\n== Against the baseline ==\n" +
+              RenderDiffText(*baseline_diff, input.options.text.width_columns);
   } else if (baseline_diff.has_value() && args.format == "markdown") {
     report += "\n" + RenderDiffMarkdown(*baseline_diff);
   }

@@ -1,12 +1,17 @@
 #include "analyzer/cli/diff_command.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "analyzer/base/escape.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/run_pipeline.h"
+#include "analyzer/cli/report_output.h"
+#include "analyzer/cli/terminal.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/diff_html.h"
@@ -63,6 +68,17 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineO
   return loaded;
 }
 
+namespace {
+
+// As `analyze`: only a diff printed on a terminal is fitted to its width.
+int DiffWidth(const DiffArgs& args, const std::ostream& out) {
+  if (args.width >= 0) return args.width;
+  const bool terminal = IsStdoutPath(args.output) && IsStdoutTerminal(out);
+  return ReportWidth(terminal, TerminalColumns(STDOUT_FILENO), std::getenv("COLUMNS"));
+}
+
+}  // namespace
+
 int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
   if (args.format != "text" && args.format != "markdown" && args.format != "json" &&
       args.format != "html") {
@@ -109,7 +125,7 @@ int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
   std::string text = args.format == "json"       ? RenderDiffJson(*diff)
                      : args.format == "markdown" ? RenderDiffMarkdown(*diff)
                      : args.format == "html"     ? RenderDiffHtml(*diff)
-                                                 : RenderDiffText(*diff);
+                                                 : RenderDiffText(*diff, DiffWidth(args, out));
   if (absl::Status s = WriteReport(text, args.output, out); !s.ok()) {
     err << "tracelint: " << s.message() << "\n";
     return kExitWriteFailed;

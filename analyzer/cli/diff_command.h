@@ -18,6 +18,7 @@ struct DiffArgs {
   std::string output;           // empty: stdout
   int rank = -1;                // -1: the worst rank of each run
   int top_n = 10;               // kernels and ops listed
+  int width = -1;               // text: columns; 0: no limit; -1: the terminal's
   double fail_on_regression_pct = -1;  // < 0: no gate
   EngineOptions engine;         // for trace inputs
   int threads = 0;

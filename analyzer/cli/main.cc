@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
   diff->add_option("--rank", d.rank, "compare this rank of both runs (default: the worst)")
       ->check(AtLeast(0));
   diff->add_option("--top", d.top_n, "kernels and ops listed")->check(AtLeast(1));
+  diff->add_option("--width", d.width,
+                   "text: columns per line (default: the terminal's; 0: no limit)")
+      ->check(AtLeast(0));
   diff->add_option("--fail-on-regression", d.fail_on_regression_pct,
                    "exit 1 when the step time's 95% lower bound rose by more than PCT percent")
       ->check(CLI::NonNegativeNumber);

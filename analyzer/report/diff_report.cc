@@ -9,6 +9,7 @@
 
 #include "analyzer/base/escape.h"
 #include "analyzer/report/diff_format.h"
+#include "analyzer/report/text_layout.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -34,12 +35,20 @@ constexpr size_t kNameWidth = 80;
 
 // Names come from the trace: cut at a character boundary, and escaped for
 // the medium (EscapeTerminal for text) so no name can forge a report line.
-std::string Cut(std::string_view s) {
-  if (s.size() <= kNameWidth) return std::string(s);
-  return std::string(TruncateUtf8(s, kNameWidth - 3)) + "...";
+std::string Cut(std::string_view s, size_t width = kNameWidth) {
+  if (s.size() <= width) return std::string(s);
+  return std::string(TruncateUtf8(s, width - 3)) + "...";
 }
 
-std::string TextName(std::string_view s) { return EscapeTerminal(Cut(s)); }
+std::string TextName(std::string_view s, size_t width = kNameWidth) {
+  return EscapeTerminal(Cut(s, width));
+}
+
+// What is left of a `width`-column line after `used` columns, at least 20.
+size_t Room(int width, size_t used) {
+  if (width <= 0) return kNameWidth;
+  return std::max<size_t>(20, static_cast<size_t>(width) > used ? width - used : 0);
+}
 
 // A name inside a Markdown code span, in a table: no escape works inside
 // the span except GFM's `\|`, so backticks become quotes.
@@ -67,7 +76,7 @@ std::string SideLine(const std::string& label, int rank, const SampleComparison&
 }
 
 void NamedTable(std::string& out, std::string_view title, const std::vector<NamedDelta>& rows,
-                bool markdown) {
+                bool markdown, int width = 0) {
   if (rows.empty()) return;
   if (markdown) {
     out += fmt::format("\n**{}** (device time per step)\n\n| change | base | new | name |\n"
@@ -83,7 +92,7 @@ void NamedTable(std::string& out, std::string_view title, const std::vector<Name
     } else {
       out += fmt::format("  {:>12}  {:>11} -> {:<11}  {}\n", delta,
                          FormatDurationNs(r.base_ns_per_step), FormatDurationNs(r.new_ns_per_step),
-                         TextName(r.name));
+                         TextName(r.name, Room(width, 44)));
     }
   }
 }
@@ -105,25 +114,43 @@ std::string StepTimeVerdict(const RunDiff& d) {
                      c.beyond_noise ? "beyond noise" : "within noise");
 }
 
-std::string RenderDiffText(const RunDiff& d) {
+std::string RenderDiffText(const RunDiff& d, int width) {
+  const bool narrow = width > 0 && width < kDiffFullWidth;
   std::string out = "tracelint diff\n";
   const SampleComparison& step = d.step_time().comparison;
   out += fmt::format("Base: {}\nNew:  {}\n", SideLine(d.base_label, d.base_rank, step, true, false),
                      SideLine(d.new_label, d.new_rank, step, false, false));
-  out += fmt::format("\n{}\n", StepTimeVerdict(d));
-  if (std::string gate = GateLine(d); !gate.empty()) out += gate + "\n";
+  // Paths stay whole (a terminal wraps them); sentences wrap at words.
+  const size_t wrap = narrow ? static_cast<size_t>(width) : 0;
+  out += "\n" + text::Wrap(StepTimeVerdict(d), wrap, "", "  ");
+  if (std::string gate = GateLine(d); !gate.empty()) out += text::Wrap(gate, wrap, "", "  ");
   if (d.empty()) out += "No difference beyond noise: no metric, finding, kernel or op moved.\n";
 
-  out += fmt::format("\n{:<26} {:>11} {:>23} {:>11} {:>23}  {:<40} {:>12}  {}\n", "metric",
-                     "median base", "p10 .. p90 base", "median new", "p10 .. p90 new",
-                     "shift [95% interval]", "p", "verdict");
-  for (const MetricDiff& m : d.metrics) {
-    const SampleComparison& c = m.comparison;
-    out += fmt::format("{:<26} {:>11} {:>23} {:>11} {:>23}  {:<40} {:>12}  {}\n", MetricLabel(m),
-                       Value(m, c.median_base),
-                       Value(m, c.p10_base) + " .. " + Value(m, c.p90_base),
-                       Value(m, c.median_new), Value(m, c.p10_new) + " .. " + Value(m, c.p90_new),
-                       ShiftCell(m), PValue(c), NoiseVerdict(c));
+  if (narrow) {
+    // 75 columns: the medians, the shift's estimate and the verdict.
+    out += fmt::format("\n{:<24} {:>11} {:>11} {:>12}  {}\n", "metric", "median base",
+                       "median new", "shift", "verdict");
+    for (const MetricDiff& m : d.metrics) {
+      const SampleComparison& c = m.comparison;
+      out += fmt::format("{:<24} {:>11} {:>11} {:>12}  {}\n", MetricLabel(m),
+                         Value(m, c.median_base), Value(m, c.median_new),
+                         Delta(m, c.judged ? c.shift.estimate : c.median_new - c.median_base),
+                         NoiseVerdict(c));
+    }
+    out += "(p10 .. p90, 95% intervals and p-values: --width 0 or --format json)\n";
+  } else {
+    out += fmt::format("\n{:<26} {:>11} {:>23} {:>11} {:>23}  {:<40} {:>12}  {}\n", "metric",
+                       "median base", "p10 .. p90 base", "median new", "p10 .. p90 new",
+                       "shift [95% interval]", "p", "verdict");
+    for (const MetricDiff& m : d.metrics) {
+      const SampleComparison& c = m.comparison;
+      out += fmt::format("{:<26} {:>11} {:>23} {:>11} {:>23}  {:<40} {:>12}  {}\n",
+                         MetricLabel(m), Value(m, c.median_base),
+                         Value(m, c.p10_base) + " .. " + Value(m, c.p90_base),
+                         Value(m, c.median_new),
+                         Value(m, c.p10_new) + " .. " + Value(m, c.p90_new), ShiftCell(m),
+                         PValue(c), NoiseVerdict(c));
+    }
   }
 
   FindingCounts n = CountFindings(d);
@@ -132,14 +159,23 @@ std::string RenderDiffText(const RunDiff& d) {
   for (const FindingChange& c : d.findings) {
     if (c.kind == FindingChangeKind::kUnchanged) continue;
     const DiffFinding& f = c.kind == FindingChangeKind::kRemoved ? c.base : c.next;
-    out += fmt::format("  {:<9} {:<40} {:<32} {} [{}]\n", FindingChangeName(c.kind),
-                       FindingName(c), FindingTimes(c), EscapeTerminal(f.title), f.fingerprint);
+    if (narrow) {
+      out += fmt::format("  {:<9} {} [{}]\n  {:<9} {}\n  {:<9} {}\n", FindingChangeName(c.kind),
+                         FindingName(c), f.fingerprint, "", FindingTimes(c), "",
+                         TextName(f.title, Room(width, 12)));
+    } else {
+      out += fmt::format("  {:<9} {:<40} {:<32} {} [{}]\n", FindingChangeName(c.kind),
+                         FindingName(c), FindingTimes(c), EscapeTerminal(f.title),
+                         f.fingerprint);
+    }
     if (c.kind == FindingChangeKind::kChanged) {
-      out += fmt::format("  {:<9} judged by: {}\n", "", EscapeTerminal(FindingBasis(c)));
+      std::string basis = "judged by: " + EscapeTerminal(FindingBasis(c));
+      out += narrow ? text::Wrap(basis, wrap, std::string(12, ' '), std::string(14, ' '))
+                    : fmt::format("  {:<9} {}\n", "", basis);
     }
   }
-  NamedTable(out, "Kernels", d.kernels, false);
-  NamedTable(out, "Ops", d.ops, false);
+  NamedTable(out, "Kernels", d.kernels, false, width);
+  NamedTable(out, "Ops", d.ops, false, width);
   return out;
 }
 

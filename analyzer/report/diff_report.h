@@ -11,7 +11,12 @@ namespace tracelint {
 // The diff JSON's "schema_version"; bump it with diff.schema.json.
 inline constexpr int kDiffSchemaVersion = 1;
 
-std::string RenderDiffText(const RunDiff& diff);
+// `width_columns`: the terminal's width (0: no limit). Under the full
+// table's width (kDiffFullWidth) the metric table keeps the medians, the
+// shift and the verdict (JSON and --width 0 keep everything), findings
+// take two lines and names are cut to fit.
+inline constexpr int kDiffFullWidth = 170;
+std::string RenderDiffText(const RunDiff& diff, int width_columns = 0);
 std::string RenderDiffMarkdown(const RunDiff& diff);
 // Described by analyzer/report/diff.schema.json.
 std::string RenderDiffJson(const RunDiff& diff);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_split.h"
 #include "analyzer/analysis/analysis_context.h"
@@ -20,6 +21,7 @@ namespace tracelint {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 Finding MakeFinding(std::string cause, TimeNs recoverable_ns) {
   Finding f;
@@ -199,6 +201,31 @@ TEST(ComputeRunDiff, FindingWhosePerStepCostShiftsBeyondNoiseIsChanged) {
   EXPECT_THAT(text, HasSubstr("judged by: per-step shift +1.000 ms"));
   EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("per-step shift"));
   EXPECT_THAT(RenderDiffJson(*d), HasSubstr("\"judged_by\": \"test\""));
+}
+
+// On an 80-column terminal the diff fits it (run paths aside, which stay
+// whole): the medians, shift and verdict, findings on two lines; the full
+// table, with spreads, intervals and p-values, when there is no limit.
+TEST(RenderDiffText, FitsANarrowTerminal) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  DiffRun next = OneRankRun("b", Steps(110 * kNsPerMs, 10, kNsPerMs));
+  base.findings = {FoundPerStep("f", Ms({10, 10.1, 9.9, 10.2, 9.8, 10, 10.1, 9.9, 10, 10}))};
+  next.findings = {FoundPerStep("f", Ms({11, 11.1, 10.9, 11.2, 10.8, 11, 11.1, 10.9, 11, 11}))};
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  std::string narrow = RenderDiffText(*d, 80);
+  std::istringstream lines(narrow);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("Base: ") || line.starts_with("New: ")) continue;
+    EXPECT_LE(line.size(), 80u) << line;
+  }
+  EXPECT_THAT(narrow, HasSubstr("median base  median new        shift  verdict"));
+  EXPECT_THAT(narrow, HasSubstr("judged by: per-step shift +1.000 ms"));
+  EXPECT_THAT(narrow, HasSubstr("--width 0"));
+  EXPECT_THAT(narrow, Not(HasSubstr("p10 .. p90 base")));
+  std::string wide = RenderDiffText(*d, 0);
+  EXPECT_THAT(wide, HasSubstr("p10 .. p90 base"));
+  EXPECT_EQ(wide, RenderDiffText(*d, kDiffFullWidth));
 }
 
 TEST(ComputeRunDiff, FindingWithNoisyButSameValuesIsUnchanged) {
