@@ -1,7 +1,7 @@
 #include "analyzer/analysis/trace_integrity.h"
 
 #include <algorithm>
-#include <limits>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -30,10 +30,27 @@ struct Census {
   int64_t dropped_markers = 0;
   int64_t skewed = 0;          // started before their launch call began
   TimeNs max_skew_ns = 0;
+  // Launch links where gaps are analysed: an unlinked activity that starts
+  // inside the analysed steps leaves a gap there unattributed, one outside
+  // them (launched before the trace began, running ahead of the first step)
+  // ends no analysed gap. The whole trace when no step is analysed.
+  int64_t step_activities = 0;
+  int64_t step_unlinked = 0;
+  int64_t step_graph_replayed = 0;
+  int64_t unlinked_outside_steps = 0;
 };
 
-Census Count(const Timeline& tl) {
+Census Count(const Timeline& tl, const StepSet& analysed) {
   const SliceColumns& c = tl.slices();
+  // In start order. A step's end may run past the next one's start (its
+  // device work); a time there is inside the later step, which is checked.
+  const std::vector<Step>& steps = analysed.steps;
+  auto in_steps = [&](TimeNs ts_ns) {
+    if (steps.empty()) return true;
+    auto after = std::upper_bound(steps.begin(), steps.end(), ts_ns,
+                                  [](TimeNs t, const Step& st) { return t < st.start_ns; });
+    return after != steps.begin() && ts_ns < std::prev(after)->end_ns;
+  };
   Census n;
   n.events = static_cast<int64_t>(c.size());
   std::vector<bool> has_activity(c.size(), false);
@@ -45,10 +62,14 @@ Census Count(const Timeline& tl) {
     if (IsDeviceActivity(k)) {
       ++n.device_activities;
       SliceId launch = c.launch[s];
+      bool counted = in_steps(c.ts_ns[s]);
+      n.step_activities += counted;
       if (launch == kNoIndex) {
         ++n.unlinked;
+        ++(counted ? n.step_unlinked : n.unlinked_outside_steps);
         continue;
       }
+      if (counted && tl.HasFlag(launch, kFlagGraphLaunch)) ++n.step_graph_replayed;
       TimeNs early_ns = c.ts_ns[launch] - c.ts_ns[s];
       if (early_ns > kSkewToleranceNs) {
         ++n.skewed;
@@ -81,51 +102,6 @@ Census Count(const Timeline& tl) {
   }
   n.dropped_markers += tl.diagnostics().Count("xspace_profiler_error");
   return n;
-}
-
-// Launch links of the device activities that start inside the analysed
-// steps: a gap there ending at an unlinked activity is unattributed, while
-// one outside them (work launched before the trace began, running ahead of
-// the first step) ends no analysed gap. The whole trace when no step is.
-struct StepLinks {
-  int64_t device_activities = 0;
-  int64_t unlinked = 0;
-  int64_t graph_replayed = 0;
-  int64_t unlinked_outside = 0;
-};
-
-StepLinks CountStepLinks(const Timeline& tl, const StepSet& steps) {
-  std::vector<std::pair<TimeNs, TimeNs>> spans;
-  for (const Step& st : steps.steps) spans.emplace_back(st.start_ns, st.end_ns);
-  std::sort(spans.begin(), spans.end());
-  auto inside = [&](TimeNs ts_ns) {
-    if (spans.empty()) return true;
-    auto it = std::upper_bound(spans.begin(), spans.end(),
-                               std::make_pair(ts_ns, std::numeric_limits<TimeNs>::max()));
-    // Steps do not overlap, but a stitched one may: look back a few.
-    for (int k = 0; k < 4 && it != spans.begin(); ++k) {
-      --it;
-      if (ts_ns >= it->first && ts_ns < it->second) return true;
-    }
-    return false;
-  };
-  const SliceColumns& c = tl.slices();
-  StepLinks out;
-  for (SliceId s = 0; s < c.size(); ++s) {
-    if (!IsDeviceActivity(c.kind[s])) continue;
-    SliceId launch = c.launch[s];
-    if (!inside(c.ts_ns[s])) {
-      if (launch == kNoIndex) ++out.unlinked_outside;
-      continue;
-    }
-    ++out.device_activities;
-    if (launch == kNoIndex) {
-      ++out.unlinked;
-    } else if (tl.HasFlag(launch, kFlagGraphLaunch)) {
-      ++out.graph_replayed;
-    }
-  }
-  return out;
 }
 
 IntegrityCheck Check(std::string id, CheckStatus status, double value, double threshold,
@@ -275,7 +251,7 @@ std::string_view CheckStatusName(CheckStatus s) {
 TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   const Timeline& tl = ctx.timeline();
   const StepSet& steps = ctx.all_steps();  // a warm-up-only window is not a fragment
-  Census n = Count(tl);
+  Census n = Count(tl, ctx.steps());
   TraceIntegrity out;
   auto lower = [&out](int confidence) { out.max_confidence = std::min(out.max_confidence, confidence); };
 
@@ -403,9 +379,8 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   // launch_links: device work with no launch (dropped records, graph replays
   // without their launch, lost correlation ids): its gaps are unattributed.
   // Counted where gaps are analysed: in the steps.
-  StepLinks links = CountStepLinks(tl, ctx.steps());
-  double unlinked_share = links.device_activities > 0
-                              ? static_cast<double>(links.unlinked) / links.device_activities
+  double unlinked_share = n.step_activities > 0
+                              ? static_cast<double>(n.step_unlinked) / n.step_activities
                               : 0;
   if (n.device_activities == 0) {
     out.checks.push_back(Check("launch_links", CheckStatus::kNotApplicable, 0,
@@ -417,17 +392,17 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
     out.checks.push_back(Check(
         "launch_links", limited ? CheckStatus::kLimited : CheckStatus::kOk, unlinked_share,
         kUnlinkedLimitedShare, "share",
-        fmt::format("{} of {} device activities{} have no launch call{}{}{}", links.unlinked,
-                    links.device_activities,
+        fmt::format("{} of {} device activities{} have no launch call{}{}{}", n.step_unlinked,
+                    n.step_activities,
                     !in_steps ? "" : window ? " in the analysed window" : " in the analysed steps",
-                    links.graph_replayed > 0
-                        ? fmt::format(" ({} more are graph replays)", links.graph_replayed)
+                    n.step_graph_replayed > 0
+                        ? fmt::format(" ({} more are graph replays)", n.step_graph_replayed)
                         : std::string(),
                     limited ? ": the idle time they end is unattributed" : "",
-                    links.unlinked_outside > 0
+                    n.unlinked_outside_steps > 0
                         ? fmt::format("; {} unlinked outside {} (launched before the trace "
                                       "began, or {}) end no analysed gap",
-                                      links.unlinked_outside, window ? "it" : "them",
+                                      n.unlinked_outside_steps, window ? "it" : "them",
                                       window ? "cut from its edges" : "between steps")
                         : std::string())));
   }

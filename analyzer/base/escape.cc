@@ -188,21 +188,4 @@ std::string_view TruncateUtf8(std::string_view s, size_t max_bytes) {
   return s.substr(0, end);
 }
 
-std::string ShortenUtf8(std::string_view s, size_t max_bytes, bool at_word) {
-  constexpr std::string_view kEllipsis = "\u2026";
-  if (s.size() <= max_bytes) return std::string(s);
-  if (max_bytes < kEllipsis.size()) return std::string(TruncateUtf8(s, max_bytes));
-  std::string_view head = TruncateUtf8(s, max_bytes - kEllipsis.size());
-  if (at_word) {
-    size_t space = head.find_last_of(' ');
-    if (space != std::string_view::npos && space >= head.size() * 2 / 3) {
-      head = head.substr(0, space);
-    }
-    while (!head.empty() && std::string_view(" ,;:(").find(head.back()) != std::string_view::npos) {
-      head.remove_suffix(1);
-    }
-  }
-  return std::string(head) + std::string(kEllipsis);
-}
-
 }  // namespace tracelint

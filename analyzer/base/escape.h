@@ -40,12 +40,6 @@ std::string EscapeHtml(std::string_view s);
 // UTF-8 character (a cut never splits a multi-byte sequence).
 std::string_view TruncateUtf8(std::string_view s, size_t max_bytes);
 
-// `s` when it fits in `max_bytes`; else a prefix ending in "…" (3 bytes)
-// that fits, cut at a UTF-8 boundary, and at a word break when `at_word`
-// and one lies in the prefix's last third: a shortened cell says it is
-// shortened, and does not end mid-word.
-std::string ShortenUtf8(std::string_view s, size_t max_bytes, bool at_word);
-
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_BASE_ESCAPE_H_

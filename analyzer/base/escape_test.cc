@@ -70,22 +70,5 @@ TEST(TruncateUtf8, NeverCutsACharacter) {
   for (size_t n = 0; n <= s.size(); ++n) EXPECT_TRUE(IsValidUtf8(TruncateUtf8(s, n)));
 }
 
-TEST(ShortenUtf8, SaysItIsShortAndEndsAtAWord) {
-  EXPECT_EQ(ShortenUtf8("fits", 4, true), "fits");
-  // 20 bytes: 17 of text, then the 3-byte ellipsis.
-  EXPECT_EQ(ShortenUtf8("pin the host buffers now", 20, true), "pin the host\u2026");
-  EXPECT_LE(ShortenUtf8("pin the host buffers now", 20, true).size(), 20u);
-  // No break in the last third of the prefix: cut mid-word, still marked.
-  EXPECT_EQ(ShortenUtf8("ampere_sgemm_128x64_nn", 12, true), "ampere_sg\u2026");
-  EXPECT_EQ(ShortenUtf8("ampere_sgemm_128x64_nn", 12, false), "ampere_sg\u2026");
-  // Punctuation before the break goes too.
-  EXPECT_EQ(ShortenUtf8("a (b, cc ddddddddd", 12, true), "a (b, cc\u2026");
-  // Never splits a character.
-  std::string s = "ab\u00e9\u00e9\u00e9\u00e9";
-  EXPECT_EQ(ShortenUtf8(s, 7, false), "ab\u00e9\u2026");
-  EXPECT_EQ(ShortenUtf8(s, 6, false), "ab\u2026");
-  EXPECT_EQ(ShortenUtf8(s, 2, false), "ab");
-}
-
 }  // namespace
 }  // namespace tracelint

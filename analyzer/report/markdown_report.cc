@@ -10,6 +10,7 @@
 #include "analyzer/base/escape.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/text_layout.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -17,13 +18,14 @@ namespace {
 
 // Cell widths, so the table stays readable in a PR (the evidence section
 // and the JSON report carry the full text).
-constexpr size_t kMaxNameBytes = 60;
-constexpr size_t kMaxFixBytes = 160;
+constexpr size_t kMaxNameColumns = 60;
+constexpr size_t kMaxFixColumns = 160;
 constexpr size_t kMaxCellItems = 3;
 
 // Fixes break at words; names (kernels, ops) have none to break at.
-std::string Cell(std::string_view s, size_t max_bytes, bool at_word = false) {
-  return EscapeMarkdownCell(ShortenUtf8(s, max_bytes, at_word));
+std::string Cell(std::string_view s, size_t max_columns, bool at_word = false) {
+  return EscapeMarkdownCell(at_word ? text::FitAtWord(s, max_columns)
+                                    : text::Fit(s, max_columns));
 }
 
 std::string FirstLine(std::string_view s) {
@@ -36,7 +38,7 @@ std::string ItemsCell(const Finding& f) {
   size_t n = std::min(kMaxCellItems, f.location.top_items.size());
   for (size_t i = 0; i < n; ++i) {
     if (i > 0) out += "<br>";
-    out += Cell(f.location.top_items[i].name, kMaxNameBytes);
+    out += Cell(f.location.top_items[i].name, kMaxNameColumns);
   }
   if (f.location.top_items.size() > n) {
     out += fmt::format("<br>+{} more", f.location.top_items.size() - n);
@@ -100,7 +102,7 @@ void Table(std::string& out, const ReportInput& in, size_t shown) {
     std::string share = f.one_time_ns > 0
                             ? "-"
                             : fmt::format("{:.1f}%", 100 * std::clamp(f.recoverable_share, 0.0, 1.0));
-    std::string fix = f.fix.empty() ? "-" : Cell(FirstLine(f.fix), kMaxFixBytes, /*at_word=*/true);
+    std::string fix = f.fix.empty() ? "-" : Cell(FirstLine(f.fix), kMaxFixColumns, /*at_word=*/true);
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1,
                        FindingSeverityName(f.severity), rule, time, share, fix, ItemsCell(f));
   }

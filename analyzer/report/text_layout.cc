@@ -69,6 +69,19 @@ std::string Fit(std::string_view s, size_t width) {
   return std::string(s.substr(0, BytesOfColumns(s, width - 1))) + std::string(kEllipsis);
 }
 
+std::string FitAtWord(std::string_view s, size_t width) {
+  if (width <= 1 || Width(s) <= width) return Fit(s, width);
+  std::string_view head = s.substr(0, BytesOfColumns(s, width - 1));
+  size_t space = head.find_last_of(' ');
+  if (space != std::string_view::npos && Width(head.substr(0, space)) >= (width - 1) * 2 / 3) {
+    head = head.substr(0, space);
+  }
+  while (!head.empty() && std::string_view(" ,;:(").find(head.back()) != std::string_view::npos) {
+    head.remove_suffix(1);
+  }
+  return std::string(head) + std::string(kEllipsis);
+}
+
 std::string FitMiddle(std::string_view s, size_t width) {
   if (width == 0 || Width(s) <= width) return std::string(s);
   if (width < 5) return Fit(s, width);

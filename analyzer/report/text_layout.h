@@ -21,6 +21,9 @@ size_t Width(std::string_view s);
 
 // `s` cut to at most `width` columns, ending in "…" when cut; 0 = no limit.
 std::string Fit(std::string_view s, size_t width);
+// The same, ending at a word break when one lies in the last third of what
+// is kept, without the punctuation before it: a shortened sentence.
+std::string FitAtWord(std::string_view s, size_t width);
 // The same, cutting the middle ("sampled_r…-0.json.gz"): paths and file
 // names differ at both ends.
 std::string FitMiddle(std::string_view s, size_t width);

@@ -282,6 +282,13 @@ TEST(TextLayout, CutsAtCharacterBoundaries) {
   EXPECT_EQ(text::Width(text::Fit("ééééé", 3)), 3u);
   EXPECT_EQ(text::FitMiddle("rank-0001.pt.trace.json", 11), "rank-….json");
   EXPECT_EQ(text::Fit("abc", 0), "abc");
+  // A shortened sentence ends at a word, without the punctuation before it;
+  // with no break in the last third it is cut like Fit, still marked.
+  EXPECT_EQ(text::FitAtWord("fits", 4), "fits");
+  EXPECT_EQ(text::FitAtWord("pin the host buffers now", 18), "pin the host…");
+  EXPECT_EQ(text::FitAtWord("a (b, cc ddddddddd", 10), "a (b, cc…");
+  EXPECT_EQ(text::FitAtWord("ampere_sgemm_128x64_nn", 10), "ampere_sg…");
+  EXPECT_EQ(text::FitAtWord("abéééé", 4), "abé…");
   EXPECT_EQ(text::Wrap("aa bb cc", 5, "", " "), "aa bb\n cc\n");
   EXPECT_EQ(text::Wrap("took 24.5 ms, then", 10, "", ""), "took\n24.5 ms,\nthen\n");
   EXPECT_EQ(text::Ms(24'542'000), "24.5 ms");
