@@ -17,6 +17,7 @@
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/model/accelerator.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/testing/scenario.h"
@@ -35,6 +36,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using rules2_test::Describe;
 using rules2_test::RankingOf;
 using testing::DeviceSpec;
@@ -54,6 +56,8 @@ struct Analyzed {
   std::vector<DeviceMetrics> summary;  // per device
   std::string accelerator;
   std::string verdict_line;  // the report's "Verdict: ..." line
+  std::string text;          // the text report, 120 columns
+  std::string html;          // the HTML report
 
   const DeviceMetrics& device0() const {
     static const DeviceMetrics kNone;
@@ -92,6 +96,9 @@ Analyzed Analyze(absl::StatusOr<Timeline> parsed) {
   input.findings = result->findings;
   input.not_judged = result->not_judged;
   out.verdict_line = ComputeVerdict(input).line;
+  input.options.text.width_columns = 120;
+  out.text = RenderTextReport(input);
+  out.html = RenderHtmlReport(input);
   return out;
 }
 
@@ -328,6 +335,24 @@ TEST(DeviceFamiliesRanking, TpuAsyncCopiesAreNotCompute) {
   EXPECT_EQ(CategoryNs(d, StepCategory::kMemcpy), 4 * 3'010 * kNsPerUs);
   EXPECT_FALSE(d.tensor_core_kernel_share.has_value());  // a TPU: n/a, not 0%
   EXPECT_THAT(tpu.verdict_line, HasSubstr("TPU busy with kernels 50%")) << tpu.verdict_line;
+  // The report names the device it measured: no GPU columns, and no rows of
+  // GPU-only estimates that are n/a on every device.
+  EXPECT_THAT(tpu.text, HasSubstr("TPU utilization")) << tpu.text;
+  EXPECT_THAT(tpu.text, HasSubstr("Devices:   TPU v5 lite\n")) << tpu.text;
+  EXPECT_THAT(tpu.text, HasSubstr("  TPU 0\n")) << tpu.text;
+  EXPECT_THAT(tpu.text, Not(HasSubstr("  Est. SM efficiency  "))) << tpu.text;
+  EXPECT_THAT(tpu.text, Not(HasSubstr("  Tensor Core kernel share  "))) << tpu.text;
+  EXPECT_THAT(tpu.html, HasSubstr("<th>TPU 0</th>"));
+  EXPECT_THAT(tpu.html, HasSubstr("TPU utilization per step and device"));
+  EXPECT_THAT(tpu.html, HasSubstr("TPU 0 idle (by cause)"));
+  EXPECT_THAT(tpu.html, HasSubstr("TPU idle by cause:"));
+  EXPECT_THAT(tpu.html, Not(HasSubstr("GPU 0")));
+  EXPECT_THAT(tpu.html, Not(HasSubstr("SM efficiency")));
+  // Every idle cause has its colour: the device-only capture's idle time is
+  // unattributed, and is drawn in that cause's grey, not an empty fill.
+  EXPECT_THAT(tpu.html, HasSubstr("fill=\"#d9d9d9\"><title>TPU 0 idle: unattributed"));
+  EXPECT_THAT(tpu.html, Not(HasSubstr("fill=\"\"")));
+  EXPECT_THAT(tpu.html, Not(HasSubstr("background:\"")));
 }
 
 // The contrast: the same ops named as fusions are compute, so the device

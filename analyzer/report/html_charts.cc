@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <vector>
 
 #include "analyzer/analysis/idle_attribution.h"
@@ -12,10 +13,12 @@
 namespace tracelint::html {
 namespace {
 
-constexpr std::array<std::string_view, kStepCategoryCount> kCategoryColors = {
-    "#4e79a7", "#f28e2b", "#edc948", "#b07aa1", "#e15759", "#ff9da7", "#9c755f", "#bab0ac"};
-constexpr std::array<std::string_view, kStepCategoryCount> kCategoryLabels = {
-    "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"};
+constexpr std::string_view kCategoryColors[] = {"#4e79a7", "#f28e2b", "#edc948", "#b07aa1",
+                                                "#e15759", "#ff9da7", "#9c755f", "#bab0ac"};
+constexpr std::string_view kCategoryLabels[] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
+                                                "Runtime", "DataLoader", "CPU Exec", "Other"};
+static_assert(std::size(kCategoryColors) == kStepCategoryCount);
+static_assert(std::size(kCategoryLabels) == kStepCategoryCount);
 constexpr std::array<std::string_view, 6> kLineColors = {"#4e79a7", "#e15759", "#59a14f",
                                                          "#f28e2b", "#b07aa1", "#76b7b2"};
 
@@ -185,7 +188,8 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
   return out + "</svg>\n";
 }
 
-std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos) {
+std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
+                               std::string_view accelerator) {
   int device = device_pos < m.summary.size() ? m.summary[device_pos].device : -1;
   std::vector<BreakdownBar> bars;
   for (const StepRow& row : m.steps) {
@@ -198,15 +202,17 @@ std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos) {
     bars.push_back(bar);
   }
   return BreakdownBarChart(fmt::format("breakdown-{}", device_pos),
-                           fmt::format("step breakdown per step, {}", DeviceLabel(device)), bars);
+                           fmt::format("step breakdown per step, {}", DeviceLabel(device, accelerator)),
+                           bars);
 }
 
-std::string UtilizationChart(const StepMetrics& m) {
+std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator) {
   if (m.steps.empty() || m.summary.empty()) return "";
   const double height = 200;
   const double plot_h = height - kTop - kBottom;
   const double plot_w = kWidth - kLeft - kRight;
-  std::string out = OpenSvg("utilization", height, "GPU utilization per step and device");
+  std::string out = OpenSvg("utilization", height,
+                            fmt::format("{} utilization per step and device", accelerator));
   out += YAxis(plot_h, {"0%", "50%", "100%"});
   const std::vector<int64_t> numbers = StepNumbers(m);
   const std::vector<Slot> slots = Slots(m.steps.size());
@@ -236,15 +242,15 @@ std::string UtilizationChart(const StepMetrics& m) {
       points += fmt::format("{:.1f},{:.1f} ", x, y);
       dots += fmt::format(
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}, {}: "
-          "GPU utilization {:.1f}%, busy incl. copies {:.1f}%</title></circle>",
-          x, y, n > 60 ? 1.5 : 3, color, DeviceLabel(device), SlotName(numbers, slots[i]),
-          100 * utilization, 100 * busy);
+          "{} utilization {:.1f}%, busy incl. copies {:.1f}%</title></circle>",
+          x, y, n > 60 ? 1.5 : 3, color, DeviceLabel(device, accelerator),
+          SlotName(numbers, slots[i]), accelerator, 100 * utilization, 100 * busy);
     }
     out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
                        "points=\"{}\"/>{}\n",
                        color, points, dots);
     out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" fill=\"{}\">&#9632; {}</text>\n",
-                       kLeft + 8 + 80 * dpos, kTop - 4, color, DeviceLabel(device));
+                       kLeft + 8 + 80 * dpos, kTop - 4, color, DeviceLabel(device, accelerator));
   }
   out += StepLabels(numbers, slots, plot_w, height - 12);
   return out + "</svg>\n";

@@ -56,10 +56,12 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
 
 // Stacked bars of the step breakdown of summary device `device_pos`, one bar
 // per analysed step; outlier steps get a red marker. Empty without steps.
-std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos);
+std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
+                               std::string_view accelerator);
 
-// GPU utilization per step, one line per device. Empty without steps.
-std::string UtilizationChart(const StepMetrics& m);
+// GPU (TPU, ...) utilization per step, one line per device. Empty without
+// steps.
+std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator);
 
 // For several ranks: per rank, the mean step, GPU idle, communication and
 // communication wait per step, side by side. Empty for one rank.

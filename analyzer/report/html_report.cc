@@ -8,6 +8,7 @@
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/report/html_charts.h"
 #include "analyzer/report/html_style.h"
 #include "analyzer/report/html_timeline.h"
@@ -70,10 +71,11 @@ void Header(std::string& out, const ReportInput& in) {
     row("Ranks", ranks);
     std::string devices;
     for (size_t i = 0; i < in.ranks.size(); ++i) {
+      const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
       for (const DeviceInfo& d : in.ranks[i]->metadata().devices) {
         if (!devices.empty()) devices += "<br>";
         if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
-        devices += fmt::format("GPU {} {}", d.id, E(d.name.empty() ? "(unnamed)" : d.name));
+        devices += fmt::format("{} {} {}", accelerator, d.id, E(d.name.empty() ? "(unnamed)" : d.name));
       }
     }
     row("Devices", devices.empty() ? "no device properties in the trace" : devices);
@@ -155,9 +157,9 @@ void Findings(std::string& out, const ReportInput& in) {
   }
 }
 
-void MetricsTable(std::string& out, const StepMetrics& m) {
+void MetricsTable(std::string& out, const StepMetrics& m, std::string_view accelerator) {
   out += "<table class=\"data metrics\"><tr><th class=\"name\"></th>";
-  for (const DeviceMetrics& d : m.summary) out += "<th>" + DeviceLabel(d.device) + "</th>";
+  for (const DeviceMetrics& d : m.summary) out += "<th>" + DeviceLabel(d.device, accelerator) + "</th>";
   out += "</tr>\n";
   auto row = [&](std::string_view label, auto value_of) {
     out += fmt::format("<tr><td class=\"name\">{}</td>", label);
@@ -165,13 +167,19 @@ void MetricsTable(std::string& out, const StepMetrics& m) {
     out += "</tr>\n";
   };
   row("Step time (mean)", [&](const DeviceMetrics&) { return Dur(m.mean_step_ns); });
-  row("GPU utilization", [](const DeviceMetrics& d) { return Pct(d.gpu_utilization); });
+  row(fmt::format("{} utilization", accelerator),
+      [](const DeviceMetrics& d) { return Pct(d.gpu_utilization); });
   row("Busy incl. copies", [](const DeviceMetrics& d) { return Pct(d.busy_including_copies); });
-  row("Est. SM efficiency", [](const DeviceMetrics& d) { return OptPct(d.est_sm_efficiency); });
-  row("Est. achieved occupancy",
-      [](const DeviceMetrics& d) { return OptPct(d.est_achieved_occupancy); });
-  row("Tensor Core kernel share",
-      [](const DeviceMetrics& d) { return OptPct(d.tensor_core_kernel_share); });
+  // An estimate no device has (a TPU has no SMs) would be a row of n/a.
+  auto estimate_row = [&](std::string_view label, std::optional<double> DeviceMetrics::*field) {
+    if (std::any_of(m.summary.begin(), m.summary.end(),
+                    [&](const DeviceMetrics& d) { return (d.*field).has_value(); })) {
+      row(label, [&](const DeviceMetrics& d) { return OptPct(d.*field); });
+    }
+  };
+  estimate_row("Est. SM efficiency", &DeviceMetrics::est_sm_efficiency);
+  estimate_row("Est. achieved occupancy", &DeviceMetrics::est_achieved_occupancy);
+  estimate_row("Tensor Core kernel share", &DeviceMetrics::tensor_core_kernel_share);
   for (int c = 0; c < kStepCategoryCount; ++c) {
     row(fmt::format("&nbsp;&nbsp;{} (mean/step)", CategoryLabel(c)), [&](const DeviceMetrics& d) {
       return Dur(MeanBreakdownNs(d, m.step_count)[c]);
@@ -185,7 +193,7 @@ std::string ShareCell(double share) {
                      std::clamp(share, 0.0, 1.0) * 80, Pct(share));
 }
 
-void TopTables(std::string& out, const StepMetrics& m, int top_n) {
+void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_view accelerator) {
   size_t n = static_cast<size_t>(std::max(0, top_n));
   if (m.top_kernels.empty()) {
     out += "<p class=\"note\">No kernels in the analysed steps.</p>\n";
@@ -200,7 +208,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n) {
                        "<td class=\"name\">{}</td></tr>\n",
                        Dur(k.total_ns), k.count, Dur(k.mean_ns), ShareCell(k.share),
                        KernelFamilyName(k.kernel_class.family),
-                       TensorCoreUseName(k.kernel_class.tc), E(k.name));
+                       TensorCoreCell(k.kernel_class.tc, accelerator), E(k.name));
   }
   out += "</table>\n";
   out += fmt::format("<h3>Top {} ops by device time</h3>\n", std::min(n, m.top_ops.size()));
@@ -237,7 +245,8 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
     out += "<p class=\"note\">No analysed steps.</p>\n";
     return;
   }
-  MetricsTable(out, m);
+  const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+  MetricsTable(out, m, accelerator);
   if (m.steps.size() > html::kMaxChartSlots) {
     out += fmt::format("<p class=\"note\">{} steps: each bar and point below is the mean of "
                        "{} consecutive steps (hover names them); a red mark flags a bar holding "
@@ -247,12 +256,12 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   }
   size_t device_pos = BusiestDevice(m);
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
-                     DeviceLabel(m.summary[device_pos].device));
-  out += html::StepBreakdownChart(m, device_pos);
+                     DeviceLabel(m.summary[device_pos].device, accelerator));
+  out += html::StepBreakdownChart(m, device_pos, accelerator);
   out += html::CategoryLegend();
-  out += "<h3>GPU utilization per step and device</h3>\n";
-  out += html::UtilizationChart(m);
-  TopTables(out, m, in.options.top_n);
+  out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);
+  out += html::UtilizationChart(m, accelerator);
+  TopTables(out, m, in.options.top_n, accelerator);
 }
 
 // The phases of a rank's steps that are not steady: "ProfilerStep#1
@@ -319,7 +328,7 @@ void TimelineSection(std::string& out, const ReportInput& in) {
       "times.</p>\n",
       who, what);
   out += html::StepTimeline(in, *worst);
-  out += html::IdleCauseLegend();
+  out += html::IdleCauseLegend(AcceleratorName(in.ranks[worst->rank_pos]->metadata()));
 }
 
 void Diagnostics(std::string& out, const ReportInput& in) {

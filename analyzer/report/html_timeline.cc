@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -10,24 +11,29 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/report/report_data.h"
 #include "fmt/format.h"
 
 namespace tracelint::html {
 namespace {
 
-constexpr std::array<std::string_view, kIdleCauseCount> kIdleColors = {
+// Sized by its initializers so a cause added without a colour fails to
+// compile instead of drawing with an empty fill.
+constexpr std::string_view kIdleColors[] = {
     "#ff9da7",  // data_loader
     "#d62728",  // sync_call
     "#f28e2b",  // pageable_copy
     "#8c564b",  // host_side_op
     "#e377c2",  // launch_overhead
+    "#dbdb8d",  // launch_stall
     "#bcbd22",  // other_host_work
     "#7f7f7f",  // host_silent
     "#9467bd",  // device_wait_collective
     "#17becf",  // device_wait_other
     "#d9d9d9",  // unattributed
 };
+static_assert(std::size(kIdleColors) == kIdleCauseCount);
 
 constexpr double kWidth = 960;
 constexpr double kLabelW = 190;
@@ -122,8 +128,8 @@ struct Band {
 
 }  // namespace
 
-std::string IdleCauseLegend() {
-  std::string out = "<div class=\"legend\">GPU idle by cause: ";
+std::string IdleCauseLegend(std::string_view accelerator) {
+  std::string out = fmt::format("<div class=\"legend\">{} idle by cause: ", accelerator);
   for (int c = 0; c < kIdleCauseCount; ++c) {
     out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", kIdleColors[c],
                        IdleCauseName(static_cast<IdleCause>(c)));
@@ -156,6 +162,7 @@ std::optional<WorstStep> FindWorstStep(const ReportInput& in) {
 
 std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
   const Timeline& tl = *in.ranks[worst.rank_pos];
+  const std::string_view accelerator = AcceleratorName(tl.metadata());
   AnalysisContext& ctx = *in.contexts[worst.rank_pos];
   const Step& step = ctx.steps().steps[worst.step_index];
   const TimeNs start_ns = step.start_ns;
@@ -226,7 +233,7 @@ std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
     std::string name(tl.str(track.name));
     if (name.empty()) {
       name = track.kind == TrackKind::kDeviceStream
-                 ? fmt::format("GPU {} stream {}", track.device, track.tid)
+                 ? fmt::format("{} {} stream {}", accelerator, track.device, track.tid)
                  : fmt::format("thread {}", track.tid);
     }
     int used_rows = 1;
@@ -260,8 +267,9 @@ std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
       RowWriter w(body, y, kRowH - 1);
       for (const IdlePiece* p : it->second) {
         std::string_view cause = IdleCauseName(p->cause);
-        std::string title = fmt::format("GPU {} idle: {}\n+{} from step start, {}", device, cause,
-                                        Dur(p->start_ns - start_ns), Dur(p->end_ns - p->start_ns));
+        std::string title =
+            fmt::format("{} {} idle: {}\n+{} from step start, {}", accelerator, device, cause,
+                        Dur(p->start_ns - start_ns), Dur(p->end_ns - p->start_ns));
         if (p->cause_slice != kNoIndex) {
           title += fmt::format("\ncaused by: {}", EscapeHtml(tl.str(sc.name[p->cause_slice])));
         }
@@ -269,7 +277,8 @@ std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
               std::move(title), false);
       }
     }
-    lane_label(fmt::format("GPU {} idle (by cause)", device), "GPU idle gaps by cause", kRowH);
+    lane_label(fmt::format("{} {} idle (by cause)", accelerator, device),
+               fmt::format("{} idle gaps by cause", accelerator), kRowH);
     y += kRowH + kLaneGap;
   };
   for (TrackId t : device_tracks) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analyzer/report/report.h"
 
@@ -29,8 +30,9 @@ std::optional<WorstStep> FindWorstStep(const ReportInput& in);
 // The SVG timeline of that step (empty when there is nothing to draw).
 std::string StepTimeline(const ReportInput& in, const WorstStep& worst);
 
-// Colours of the idle causes (IdleCause order), shared with the legend.
-std::string IdleCauseLegend();
+// Colours of the idle causes (IdleCause order), shared with the legend;
+// `accelerator` names the devices ("GPU", "TPU").
+std::string IdleCauseLegend(std::string_view accelerator);
 
 }  // namespace tracelint::html
 

@@ -228,8 +228,12 @@ bool NoRankHasSteadyStep(const ReportInput& input) {
                      [](AnalysisContext* c) { return c->step_phase().NoSteadyStep(); });
 }
 
-std::string DeviceLabel(int device) {
-  return device < 0 ? std::string("host") : fmt::format("GPU {}", device);
+std::string_view TensorCoreCell(TensorCoreUse tc, std::string_view accelerator) {
+  return accelerator == "GPU" ? TensorCoreUseName(tc) : std::string_view("-");
+}
+
+std::string DeviceLabel(int device, std::string_view accelerator) {
+  return device < 0 ? std::string("host") : fmt::format("{} {}", accelerator, device);
 }
 
 int RankOf(const Timeline& tl, size_t position) {

@@ -5,9 +5,11 @@
 
 #include <array>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/kernel_classify.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/report/report.h"
@@ -68,7 +70,11 @@ struct RunIntegrity {
 RunIntegrity SummarizeIntegrity(const ReportInput& input);
 
 // "GPU 0" / "host" for a device index.
-std::string DeviceLabel(int device);
+std::string DeviceLabel(int device, std::string_view accelerator);
+
+// A kernel's Tensor Core use for the top-kernels tables: "-" off GPUs,
+// where the name-based classification means nothing.
+std::string_view TensorCoreCell(TensorCoreUse tc, std::string_view accelerator);
 // Rank number as the metadata says, else the position in the run.
 int RankOf(const Timeline& tl, size_t position);
 

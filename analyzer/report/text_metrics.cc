@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "analyzer/analysis/stats.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/text_report_parts.h"
@@ -36,16 +38,24 @@ constexpr size_t kSlowestShown = 3;
 // "Framework: " and the value after it.
 constexpr size_t kLabelColumns = 11;
 
-constexpr std::string_view kCategoryLabels[kStepCategoryCount] = {
+constexpr std::string_view kCategoryLabels[] = {
     "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"};
+static_assert(std::size(kCategoryLabels) == kStepCategoryCount);
 
 std::string OptPct(const std::optional<double>& share) {
   return share.has_value() ? Pct(*share) : std::string("n/a");
 }
 
 std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
-  std::string line =
-      fmt::format("{} {}", accelerator, d.name.empty() ? "(unnamed)" : T(d.name));
+  // "GPU NVIDIA H100", but "TPU v6 Lite" rather than "TPU TPU v6 Lite".
+  std::string line;
+  if (d.name.empty()) {
+    line = fmt::format("{} (unnamed)", accelerator);
+  } else if (StartsWithIgnoreCase(d.name, accelerator)) {
+    line = T(d.name);
+  } else {
+    line = fmt::format("{} {}", accelerator, T(d.name));
+  }
   if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
   if (d.sm_count > 0) line += fmt::format(", {} SMs", d.sm_count);
   if (d.total_memory_bytes > 0) {
@@ -150,7 +160,9 @@ RankTotals TotalsOf(AnalysisContext& ctx) {
 
 // Several ranks: one row each, every rank traceable to its file.
 void RankTable(std::string& out, const ReportInput& in, int judged_rank, const Layout& layout) {
-  Table table({"rank", "step time", "GPU util", "idle", "comm wait", "steps", "file"},
+  const std::string_view accelerator = AcceleratorName(in.ranks.front()->metadata());
+  const std::string util = fmt::format("{} util", accelerator);
+  Table table({"rank", "step time", util, "idle", "comm wait", "steps", "file"},
               {false, true, true, true, true, true, false});
   for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
     AnalysisContext& ctx = *in.contexts[i];
@@ -172,9 +184,10 @@ void RankTable(std::string& out, const ReportInput& in, int judged_rank, const L
   }
   table.FitLastColumnMiddle(layout.width);
   out += table.Render(layout.width);
-  out += Wrap("step time: mean steady step; GPU util: kernels; idle: no kernel, copy or memset; "
-              "comm wait: exposed collectives and waits on them; steps: steady/complete; "
-              "*: the rank the verdict judges (longest mean step).",
+  out += Wrap(fmt::format("step time: mean steady step; {}: kernels; idle: no kernel, copy or "
+                          "memset; comm wait: exposed collectives and waits on them; steps: "
+                          "steady/complete; *: the rank the verdict judges (longest mean step).",
+                          util),
               layout.width, "  ", "  ");
 }
 
@@ -223,21 +236,31 @@ void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accel
   };
   if (two_views) row("Steps", [](const Column& c) { return fmt::format("{}", c.m->step_count); });
   row("Step time (mean)", [](const Column& c) { return Ms(c.m->mean_step_ns); });
-  row("GPU utilization", [](const Column& c) { return Pct(c.d->gpu_utilization); });
+  // TensorBoard's "GPU utilization", named for the device it measures.
+  row(fmt::format("{} utilization", accelerator),
+      [](const Column& c) { return Pct(c.d->gpu_utilization); });
   row("Busy incl. copies", [](const Column& c) { return Pct(c.d->busy_including_copies); });
-  row("Est. SM efficiency", [](const Column& c) { return OptPct(c.d->est_sm_efficiency); });
+  // An estimate no device has (a TPU has no SMs, a trace without launch
+  // dimensions gives none) is a row of n/a: shown only with -v.
+  auto estimate_row = [&](std::string label, std::optional<double> DeviceMetrics::*field) {
+    bool any = std::any_of(cols.begin(), cols.end(),
+                           [&](const Column& c) { return (c.d->*field).has_value(); });
+    if (any || layout.verbose()) {
+      row(std::move(label), [&](const Column& c) { return OptPct(c.d->*field); });
+    }
+    return any;
+  };
+  bool sm_efficiency = estimate_row("Est. SM efficiency", &DeviceMetrics::est_sm_efficiency);
   // Say how much kernel time the estimate rests on when it is not all of it.
   bool partial_dims = std::any_of(cols.begin(), cols.end(), [](const Column& c) {
     return c.d->sm_efficiency_coverage.value_or(1) < 0.9995;
   });
-  if (partial_dims) {
+  if (partial_dims && sm_efficiency) {
     row("  kernel time with dims",
         [](const Column& c) { return OptPct(c.d->sm_efficiency_coverage); });
   }
-  row("Est. achieved occupancy",
-      [](const Column& c) { return OptPct(c.d->est_achieved_occupancy); });
-  row("Tensor Core kernel share",
-      [](const Column& c) { return OptPct(c.d->tensor_core_kernel_share); });
+  estimate_row("Est. achieved occupancy", &DeviceMetrics::est_achieved_occupancy);
+  estimate_row("Tensor Core kernel share", &DeviceMetrics::tensor_core_kernel_share);
   row("Step breakdown (mean):", [](const Column&) { return std::string(); });
   std::vector<std::array<TimeNs, kStepCategoryCount>> means;
   for (const Column& c : cols) means.push_back(MeanBreakdownNs(*c.d, c.m->step_count));
@@ -316,7 +339,8 @@ void PerStep(std::string& out, AnalysisContext& ctx, std::string_view accelerato
                 layout.width, "", "  ");
   }
   if (shown.empty()) return;
-  Table table({"step", "phase", "device", "time", "GPU util", "busy+copies", "SM eff."},
+  Table table({"step", "phase", "device", "time", fmt::format("{} util", accelerator),
+               "busy+copies", "SM eff."},
               {false, false, false, true, true, true, true});
   for (const StepRow* r : shown) {
     for (const DeviceMetrics& d : r->devices) {
@@ -338,11 +362,11 @@ void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerat
     excluded += h.excluded_activities;
     by_kind = by_kind || h.by_kind;
   }
-  out += Wrap(fmt::format("HTA temporal breakdown (first to last GPU activity{}{}):",
-                          excluded > 0 ? fmt::format("; as HTA does, only GPU work launched "
+  out += Wrap(fmt::format("HTA temporal breakdown (first to last {} activity{}{}):", accelerator,
+                          excluded > 0 ? fmt::format("; as HTA does, only {} work launched "
                                                      "before the last ProfilerStep starts, {} "
                                                      "{} left out",
-                                                     excluded,
+                                                     accelerator, excluded,
                                                      excluded == 1 ? "activity" : "activities")
                                        : "",
                           by_kind ? "; XLA copies and collectives are non-compute by their "
@@ -360,7 +384,8 @@ void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerat
   }
 }
 
-void TopTables(std::string& out, const StepMetrics& m, int top_n, const Layout& layout) {
+void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_view accelerator,
+               const Layout& layout) {
   size_t n = static_cast<size_t>(std::max(0, top_n));
   size_t names = layout.verbose() ? 0 : kNameColumns;
   if (m.top_kernels.empty()) {
@@ -376,7 +401,8 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, const Layout& 
     const KernelStat& k = m.top_kernels[i];
     kernels.AddRow({Dur(k.total_ns), fmt::format("{}", k.count), Dur(k.mean_ns), Pct(k.share),
                     std::string(KernelFamilyName(k.kernel_class.family)),
-                    std::string(TensorCoreUseName(k.kernel_class.tc)), Fit(T(k.name), names)});
+                    std::string(TensorCoreCell(k.kernel_class.tc, accelerator)),
+                    Fit(T(k.name), names)});
   }
   out += kernels.Render(layout.width);
   out += Wrap(fmt::format("Top {} ops by device time (outermost op that launched the kernels):",
@@ -467,7 +493,7 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     MetricsTable(out, ctx, accelerator, layout);
     PerStep(out, ctx, accelerator, layout);
     HtaLines(out, ctx.step_metrics(), accelerator, layout);
-    TopTables(out, ctx.step_metrics(), in.options.top_n, layout);
+    TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
   }
   if (std::optional<Throughput> t = ComputeThroughput(in)) {
     out += Heading("Throughput", layout);
