@@ -112,6 +112,12 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
   function top(sel){var e=document.querySelector(sel);
     return e?Math.round(e.getBoundingClientRect().top):-1;}
   r.steps_tops=[top('#steps-base'),top('#steps-new')];
+  r.baseline_verdict=box('#baseline-verdict');
+  r.baseline_steps_tops=[top('#baseline-steps-base'),top('#baseline-steps-new')];
+  r.baseline_steps_base_rects=document.querySelectorAll('#baseline-steps-base rect').length;
+  var seen={};r.duplicate_ids=[];
+  document.querySelectorAll('[id]').forEach(function(e){
+    if(seen[e.id])r.duplicate_ids.push(e.id);seen[e.id]=1;});
   r.metrics_diff_rows=document.querySelectorAll('table.metrics-diff tr').length;
   r.findings_diff_rows=document.querySelectorAll('table.findings-diff tr').length;
   r.images=document.querySelectorAll('img').length;
@@ -238,6 +244,42 @@ TEST(HtmlChromium, CorpusDiffPageShowsBothRunsSideBySide) {
   EXPECT_NE(text.find("beyond noise"), std::string_view::npos);
   EXPECT_NE(text.find("removed"), std::string_view::npos);
   EXPECT_TRUE(fs::exists(BinaryDir() / "html_report" / "diff_resnet50_workers_0_vs_4.pdf"));
+}
+
+// analyze --baseline --format html: one page with the run's report and the
+// comparison as its section; every id once, so every link lands.
+TEST(HtmlChromium, CorpusAnalyzePageWithBaselineHoldsTheComparison) {
+  fs::path samples = CorpusDir() / "pytorch__kineto/tb_plugin/samples";
+  fs::path w0 = samples / "resnet50_profiler_api_num_workers_0";
+  fs::path w4 = samples / "resnet50_profiler_api_num_workers_4";
+  if (!fs::exists(w0) || !fs::exists(w4)) GTEST_SKIP() << "corpus not found at " << samples;
+  REQUIRE_CHROMIUM(chromium);
+  AnalyzeArgs args;
+  args.path = w4.string();
+  args.baseline = w0.string();
+  args.format = "html";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAnalyze(args, out, err), kExitOk) << err.str();
+  std::string json = RenderAndCheck(*chromium, out.str(), "analyze_resnet50_workers_4_baseline_0");
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << simdjson::minify(r["errors"]);
+  EXPECT_EQ(r["duplicate_ids"].get_array().size(), 0u) << simdjson::minify(r["duplicate_ids"]);
+  for (const char* box : {"verdict", "baseline_verdict", "breakdown", "timeline"}) {
+    simdjson::dom::array wh = r[box].get_array();
+    EXPECT_GT(wh.at(0).get_int64().value(), 100) << box;
+    EXPECT_GT(wh.at(1).get_int64().value(), 20) << box;
+  }
+  simdjson::dom::array tops = r["baseline_steps_tops"].get_array();
+  EXPECT_GT(tops.at(0).get_int64().value(), 0);
+  EXPECT_EQ(tops.at(0).get_int64().value(), tops.at(1).get_int64().value());
+  EXPECT_GE(r["baseline_steps_base_rects"].get_int64().value(), 6);
+  EXPECT_EQ(r["metrics_diff_rows"].get_int64().value(), 11);  // header + 10 metrics
+  std::string_view text = r["text"].get_string();
+  EXPECT_NE(text.find("Against the baseline"), std::string_view::npos);
+  EXPECT_NE(text.find("beyond noise"), std::string_view::npos);
 }
 
 TEST(HtmlChromium, HostileNamesRenderAsText) {

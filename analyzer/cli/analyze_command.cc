@@ -245,8 +245,8 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
       exit_code = CombineExitCodes(exit_code, kExitWriteFailed);
     }
   }
-  // JSON carries it as "baseline_diff"; formats with a fixed structure
-  // (SARIF, HTML) do not take it.
+  // JSON carries it as "baseline_diff" and HTML as a section of its page;
+  // SARIF, a list of results, has no place for it.
   std::string report = Render(args.format, input);
   if (baseline_diff.has_value() && args.format == "text") {
     report += "\n== Against the baseline ==\n" +

@@ -314,6 +314,14 @@ TEST(AnalyzeBaseline, ComparesWithASavedReportAndGates) {
   EXPECT_EQ(RunAnalyze(b, out3, err3), kExitFindingsGate);
   EXPECT_THAT(out3.str(), HasSubstr("\"baseline_diff\": {"));
 
+  // HTML: the comparison is a section of the page, named in the verdict.
+  b.format = "html";
+  std::ostringstream out6, err6;
+  EXPECT_EQ(RunAnalyze(b, out6, err6), kExitFindingsGate);
+  EXPECT_THAT(out6.str(), HasSubstr("<a href=\"#baseline\">Against the baseline</a>: "));
+  EXPECT_THAT(out6.str(), HasSubstr("<h2 id=\"baseline\">Against the baseline</h2>"));
+  EXPECT_THAT(out6.str(), HasSubstr("TRIPPED"));
+
   AnalyzeArgs no_baseline = b;
   no_baseline.baseline.clear();
   std::ostringstream out5, err5;

@@ -43,6 +43,22 @@ constexpr std::string_view kNeutral = "#7f8c8d";
 std::string E(std::string_view s) { return EscapeHtml(s); }
 std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
 
+// Where the comparison is drawn: its own page (sections are h2, ids bare)
+// or inside an analyze page (sections one level down under the page's
+// "Against the baseline", ids prefixed so none repeats the page's own).
+struct Frame {
+  std::string_view id_prefix;
+  int section_level = 2;  // h2 on its own page
+
+  std::string Id(std::string_view id) const { return fmt::format("{}{}", id_prefix, id); }
+  // A section heading (sub = 0) or one below it (sub = 1).
+  std::string Heading(int sub, std::string_view id, std::string_view text) const {
+    int level = section_level + sub;
+    return id.empty() ? fmt::format("<h{0}>{1}</h{0}>\n", level, text)
+                      : fmt::format("<h{0} id=\"{1}\">{2}</h{0}>\n", level, Id(id), text);
+  }
+};
+
 // Which way a metric moved, for colour only: beyond noise and up is worse
 // for times; for GPU utilization up is better.
 std::string_view Direction(const MetricDiff& m) {
@@ -67,11 +83,11 @@ void Header(std::string& out, const RunDiff& d) {
   out += "</table>\n";
 }
 
-void VerdictBlock(std::string& out, const RunDiff& d) {
+void VerdictBlock(std::string& out, const RunDiff& d, const Frame& f) {
   const MetricDiff& step = d.step_time();
   std::string_view color = Direction(step);
   std::string_view kind = color == kWorse ? " worse" : color == kBetter ? " better" : "";
-  out += fmt::format("<div class=\"verdict{}\" id=\"verdict\"><b>{}</b>", kind,
+  out += fmt::format("<div class=\"verdict{}\" id=\"{}\"><b>{}</b>", kind, f.Id("verdict"),
                      E(StepTimeVerdict(d)));
   if (std::string gate = GateLine(d); !gate.empty()) out += "<br>" + E(gate);
   if (d.empty()) {
@@ -79,7 +95,8 @@ void VerdictBlock(std::string& out, const RunDiff& d) {
   }
   out += "</div>\n";
   if (!d.judged) {
-    out += "<p class=\"note\" id=\"too-few-steps\">" + E(TooFewLine(d)) + ".</p>\n";
+    out += fmt::format("<p class=\"note\" id=\"{}\">{}.</p>\n", f.Id("too-few-steps"),
+                       E(TooFewLine(d)));
   }
 }
 
@@ -98,8 +115,8 @@ std::string ShiftHtml(const MetricDiff& m) {
                      Nw(Delta(m, c.shift.high)));
 }
 
-void MetricsTable(std::string& out, const RunDiff& d) {
-  out += "<h2 id=\"metrics\">Metrics per steady step</h2>\n";
+void MetricsTable(std::string& out, const RunDiff& d, const Frame& f) {
+  out += f.Heading(0, "metrics", "Metrics per steady step");
   out += "<table class=\"data metrics-diff\"><tr><th class=\"name\">metric</th>"
          "<th>median base</th><th>p10 .. p90 base</th><th>median new</th>"
          "<th>p10 .. p90 new</th><th>shift [95% interval]</th><th>p</th><th>verdict</th></tr>\n";
@@ -119,7 +136,7 @@ void MetricsTable(std::string& out, const RunDiff& d) {
 // The time metrics' shifts as intervals around zero (a forest plot): what
 // moved, by how much, and whether the interval leaves zero. Without enough
 // steps, the median difference as a hollow dot and no interval.
-std::string ShiftChart(const RunDiff& d) {
+std::string ShiftChart(const RunDiff& d, const Frame& f) {
   std::vector<const MetricDiff*> rows;
   double scale = 1;
   for (const MetricDiff& m : d.metrics) {
@@ -141,7 +158,7 @@ std::string ShiftChart(const RunDiff& d) {
   const double zero = (x0 + x1) / 2;
   auto x_of = [&](double v) { return zero + v / scale * (x1 - x0) / 2; };
   const double height = kTop + rows.size() * kRowH + 26;
-  std::string out = html::OpenSvg("shift", height, "change of each time metric per step");
+  std::string out = html::OpenSvg(f.Id("shift"), height, "change of each time metric per step");
   out += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" "
                      "y2=\"{2:.1f}\" stroke-dasharray=\"3 2\"/>\n",
                      zero, kTop - 6, height - 22);
@@ -196,7 +213,7 @@ std::vector<html::BreakdownBar> Bars(const std::vector<DiffStep>& steps) {
 }
 
 // Mean breakdown per step of each run, one stacked bar each, one scale.
-std::string MeanBreakdownChart(const RunDiff& d) {
+std::string MeanBreakdownChart(const RunDiff& d, const Frame& f) {
   struct Row {
     std::string_view label;
     std::array<TimeNs, kStepCategoryCount> ns{};
@@ -219,7 +236,8 @@ std::string MeanBreakdownChart(const RunDiff& d) {
   constexpr double kLeft = 70, kTop = 10, kRowH = 34, kBarH = 22;
   const double plot_w = html::kChartWidth - kLeft - 110;
   const double height = kTop + 2 * kRowH + 6;
-  std::string out = html::OpenSvg("mean-breakdown", height, "mean step breakdown, base and new");
+  std::string out =
+      html::OpenSvg(f.Id("mean-breakdown"), height, "mean step breakdown, base and new");
   for (int r = 0; r < 2; ++r) {
     const double y = kTop + r * kRowH;
     out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
@@ -243,8 +261,8 @@ std::string MeanBreakdownChart(const RunDiff& d) {
   return out + "</svg>\n";
 }
 
-void StepCharts(std::string& out, const RunDiff& d) {
-  out += "<h2 id=\"steps\">Steady steps side by side</h2>\n";
+void StepCharts(std::string& out, const RunDiff& d, const Frame& f) {
+  out += f.Heading(0, "steps", "Steady steps side by side");
   out += "<p class=\"note\">Each bar is one steady step of the compared rank's primary device, "
          "stacked by breakdown category; both charts share one scale, so equal heights are "
          "equal times. Hover for values.</p>\n";
@@ -253,19 +271,21 @@ void StepCharts(std::string& out, const RunDiff& d) {
     for (const DiffStep& s : *steps) max_ns = std::max(max_ns, s.step_ns);
   }
   out += "<div class=\"pair\">";
-  out += fmt::format("<div><h3>Base (rank {})</h3>\n{}</div>", d.base_rank,
-                     html::BreakdownBarChart("steps-base", "steady steps of the base run",
+  out += fmt::format("<div>{}{}</div>",
+                     f.Heading(1, "", fmt::format("Base (rank {})", d.base_rank)),
+                     html::BreakdownBarChart(f.Id("steps-base"), "steady steps of the base run",
                                              Bars(d.base_steps), max_ns, kHalfChartWidth));
-  out += fmt::format("<div><h3>New (rank {})</h3>\n{}</div>", d.new_rank,
-                     html::BreakdownBarChart("steps-new", "steady steps of the new run",
+  out += fmt::format("<div>{}{}</div>",
+                     f.Heading(1, "", fmt::format("New (rank {})", d.new_rank)),
+                     html::BreakdownBarChart(f.Id("steps-new"), "steady steps of the new run",
                                              Bars(d.new_steps), max_ns, kHalfChartWidth));
   out += "</div>\n" + html::CategoryLegend();
-  out += "<h3>Mean breakdown per step</h3>\n" + MeanBreakdownChart(d);
+  out += f.Heading(1, "", "Mean breakdown per step") + MeanBreakdownChart(d, f);
 }
 
-void FindingsTable(std::string& out, const RunDiff& d) {
+void FindingsTable(std::string& out, const RunDiff& d, const Frame& f) {
   FindingCounts n = CountFindings(d);
-  out += "<h2 id=\"findings\">Findings</h2>\n";
+  out += f.Heading(0, "findings", "Findings");
   out += fmt::format("<p class=\"summary\">{} added, {} removed, {} changed, {} unchanged "
                      "<span class=\"note\">(matched by fingerprint; changed: its recoverable time "
                      "moved by more than the step-time test resolves, or by more than {:.0f}% "
@@ -301,8 +321,8 @@ void FindingsTable(std::string& out, const RunDiff& d) {
 }
 
 void NamedTable(std::string& out, std::string_view id, std::string_view title,
-                const std::vector<NamedDelta>& rows) {
-  out += fmt::format("<h3>{}</h3>\n", title);
+                const std::vector<NamedDelta>& rows, const Frame& f) {
+  out += f.Heading(1, "", title);
   if (rows.empty()) {
     out += "<p class=\"note\">No change in device time per step.</p>\n";
     return;
@@ -325,6 +345,24 @@ void NamedTable(std::string& out, std::string_view id, std::string_view title,
   out += "</table>\n";
 }
 
+// The comparison's sections, shared by its own page and the analyze page.
+void DiffSections(std::string& out, const RunDiff& d, const Frame& f) {
+  VerdictBlock(out, d, f);
+  MetricsTable(out, d, f);
+  out += f.Heading(1, "", "Change of each time metric") + "<p class=\"note\">";
+  out += d.judged ? "Dot: the Hodges-Lehmann shift (new - base); bar: its 95% interval. An "
+                    "interval that leaves the dashed zero line is a change beyond noise (red "
+                    "slower, green faster)."
+                  : "Hollow dot: the difference of the medians (new - base). Too few steps to "
+                    "judge noise, so no interval is drawn and nothing is claimed significant.";
+  out += "</p>\n" + ShiftChart(d, f);
+  StepCharts(out, d, f);
+  FindingsTable(out, d, f);
+  out += f.Heading(0, "kernels-ops", "Kernels and ops whose time per step changed most");
+  NamedTable(out, "kernels-diff", "Kernels (device time per step)", d.kernels, f);
+  NamedTable(out, "ops-diff", "Ops (device time per step)", d.ops, f);
+}
+
 }  // namespace
 
 std::string RenderDiffHtml(const RunDiff& d) {
@@ -338,23 +376,19 @@ std::string RenderDiffHtml(const RunDiff& d) {
   out += html::kStyle;
   out += "</style></head>\n<body>\n<h1>tracelint diff</h1>\n";
   Header(out, d);
-  VerdictBlock(out, d);
-  MetricsTable(out, d);
-  out += "<h3>Change of each time metric</h3>\n<p class=\"note\">";
-  out += d.judged ? "Dot: the Hodges-Lehmann shift (new - base); bar: its 95% interval. An "
-                    "interval that leaves the dashed zero line is a change beyond noise (red "
-                    "slower, green faster)."
-                  : "Hollow dot: the difference of the medians (new - base). Too few steps to "
-                    "judge noise, so no interval is drawn and nothing is claimed significant.";
-  out += "</p>\n" + ShiftChart(d);
-  StepCharts(out, d);
-  FindingsTable(out, d);
-  out += "<h2 id=\"kernels-ops\">Kernels and ops whose time per step changed most</h2>\n";
-  NamedTable(out, "kernels-diff", "Kernels (device time per step)", d.kernels);
-  NamedTable(out, "ops-diff", "Ops (device time per step)", d.ops);
+  DiffSections(out, d, Frame{});
   out += "<p class=\"note\">Written by tracelint diff. Steady steps only (warm-up, capture and "
          "compile steps are not samples); times are device time per step.</p>\n"
          "</body></html>\n";
+  return out;
+}
+
+std::string RenderDiffHtmlSection(const RunDiff& d) {
+  std::string out = "<h2 id=\"baseline\">Against the baseline</h2>\n";
+  Header(out, d);
+  DiffSections(out, d, Frame{"baseline-", 3});
+  out += "<p class=\"note\">Steady steps only (warm-up, capture and compile steps are not "
+         "samples); times are device time per step.</p>\n";
   return out;
 }
 

@@ -18,6 +18,11 @@ namespace tracelint {
 // run (paths, names, titles) is escaped.
 std::string RenderDiffHtml(const RunDiff& diff);
 
+// The same comparison as one section of the analyze page (`analyze
+// --baseline --format html`): headed "Against the baseline" (id
+// "baseline"), its headings one level down, its ids prefixed "baseline-".
+std::string RenderDiffHtmlSection(const RunDiff& diff);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_REPORT_DIFF_HTML_H_

@@ -147,5 +147,35 @@ TEST(DiffHtml, SameRunDiffsToNothing) {
   EXPECT_EQ(Count(page, "No change in device time per step."), 2u);
 }
 
+// analyze --baseline --format html: the same comparison as a section of
+// the analyze page, one heading level down and with ids of its own, so the
+// page's #verdict and #findings still name the page's.
+TEST(DiffHtml, SectionForTheAnalyzePageHasItsOwnIds) {
+  RunDiff d = Compute(MakeRun("base", 8, 100 * kNsPerMs, 30 * kNsPerMs,
+                              {LoaderFinding(30 * kNsPerMs)}),
+                      MakeRun("new", 8, 60 * kNsPerMs, 0, {}));
+  std::string section = RenderDiffHtmlSection(d);
+  EXPECT_EQ(section.rfind("<h2 id=\"baseline\">Against the baseline</h2>\n", 0), 0u) << section;
+  for (const char* page_only : {"<html", "<body", "<style", "<h2 id=\"metrics\"",
+                                "id=\"verdict\"", "id=\"findings\"", "id=\"shift\""}) {
+    EXPECT_THAT(section, Not(HasSubstr(page_only))) << page_only;
+  }
+  EXPECT_EQ(Count(section, "<h2"), 1u);
+  EXPECT_THAT(section, HasSubstr("<div class=\"verdict better\" id=\"baseline-verdict\"><b>" +
+                                 EscapeHtml(StepTimeVerdict(d)) + "</b>"));
+  for (const char* id : {"<h3 id=\"baseline-metrics\">Metrics per steady step</h3>",
+                         "<h3 id=\"baseline-findings\">Findings</h3>", "id=\"baseline-shift\"",
+                         "id=\"baseline-steps-base\"", "id=\"baseline-steps-new\"",
+                         "id=\"baseline-mean-breakdown\"", "<h4>Base (rank 0)</h4>",
+                         "<h4>Kernels (device time per step)</h4>"}) {
+    EXPECT_THAT(section, HasSubstr(id)) << id;
+  }
+  // The sections hold the same numbers as the diff's own page.
+  std::string page = RenderDiffHtml(d);
+  EXPECT_EQ(Count(section, "<tr><td class=\"name metric\">"),
+            Count(page, "<tr><td class=\"name metric\">"));
+  EXPECT_EQ(Count(section, "<g class=\"bar"), Count(page, "<g class=\"bar"));
+}
+
 }  // namespace
 }  // namespace tracelint

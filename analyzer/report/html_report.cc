@@ -9,6 +9,8 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/model/accelerator.h"
+#include "analyzer/report/diff_html.h"
+#include "analyzer/report/diff_report.h"
 #include "analyzer/report/html_charts.h"
 #include "analyzer/report/html_style.h"
 #include "analyzer/report/html_timeline.h"
@@ -363,8 +365,15 @@ std::string RenderHtmlReport(const ReportInput& in) {
   out += html::kStyle;
   out += "</style></head>\n<body>\n<h1>tracelint report</h1>\n";
   Header(out, in);
-  out += "<div class=\"verdict\" id=\"verdict\">" + VerdictHtml(in) + "</div>\n";
+  out += "<div class=\"verdict\" id=\"verdict\">" + VerdictHtml(in);
+  if (in.baseline_diff != nullptr) {
+    out += "<br><a href=\"#baseline\">Against the baseline</a>: " +
+           E(StepTimeVerdict(*in.baseline_diff));
+  }
+  out += "</div>\n";
   Findings(out, in);
+  // analyze --baseline: the comparison right after the findings it adds to.
+  if (in.baseline_diff != nullptr) out += RenderDiffHtmlSection(*in.baseline_diff);
   if (std::string ranks = html::RankChart(in); !ranks.empty()) {
     out += "<h2>Ranks</h2>\n<p class=\"note\">Mean per step over each rank's analysed steps "
            "(idle and communication averaged over the rank's devices).</p>\n" + ranks;
