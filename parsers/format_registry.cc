@@ -1,6 +1,9 @@
 #include "parsers/format_registry.h"
 
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
 
 #include "analyzer/base/status_macros.h"
@@ -32,6 +35,45 @@ bool MaybeKinetoBeyondHead(const std::string& path, std::string_view head) {
   return SniffKinetoJsonBeyondHead(path, kSniffBeyondHeadBytes);
 }
 
+// Files that sit beside traces and get passed by mistake: what they are
+// and what to analyze instead, rather than a bare "not a trace".
+std::optional<std::string> NamedNonTrace(std::string_view head) {
+  size_t first = head.find_first_not_of(" \t\r\n");
+  std::string_view body = first == std::string_view::npos ? "" : head.substr(first);
+  // TensorFlow/JAX's trace-viewer JSON (xprof's trace_events_to_json) is a
+  // Chrome trace, but a rendering of the XSpace beside it, without the
+  // categories the rules read.
+  if (head.find("\"highres-ticks\"") != std::string_view::npos) {
+    return "a TensorFlow/JAX trace-viewer JSON (xprof), which tracelint does not read: analyze "
+           "the profile's <host>.xplane.pb beside it, or its plugins/profile directory";
+  }
+  // torch.profiler.ExecutionTraceObserver (Chakra): the op graph, no times
+  // on the device.
+  if (body.starts_with("{") && head.find("\"schema\"") != std::string_view::npos &&
+      head.find("\"nodes\"") != std::string_view::npos) {
+    return "a PyTorch execution trace (ExecutionTraceObserver/Chakra: the op graph, without "
+           "device times), not a profiler trace: analyze the torch.profiler trace of the same "
+           "run (the .pt.trace.json written beside it)";
+  }
+  // torch.profiler's export_memory_timeline raw output: [[ts, action,
+  // [device type, index], bytes, category], ...].
+  if (body.starts_with("[[") || body.starts_with("[ [")) {
+    return "a JSON array of arrays (such as torch.profiler's export_memory_timeline output), "
+           "not a trace of events: analyze the trace from export_chrome_trace or "
+           "tensorboard_trace_handler";
+  }
+  if (head.starts_with("SQLite format 3")) {
+    return "an SQLite database (such as an Nsight Systems export), which tracelint does not "
+           "read: record the run with torch.profiler or `tracelint capture`";
+  }
+  // A Python pickle (protocol 2+), such as torch.cuda.memory._dump_snapshot.
+  if (head.size() >= 2 && head[0] == '\x80' && head[1] >= 2 && head[1] <= 5) {
+    return "a Python pickle (such as a torch.cuda.memory snapshot), not a trace: analyze the "
+           "torch.profiler trace of the run";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path) {
@@ -51,14 +93,10 @@ absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path) {
 absl::Status UnknownFormatError(const std::string& path) {
   absl::StatusOr<std::string> head = ReadHead(path, kSniffBytes);
   if (!head.ok() && !absl::IsInvalidArgument(head.status())) return head.status();
-  // TensorFlow/JAX's trace-viewer JSON (xprof's trace_events_to_json) is a
-  // Chrome trace, but a rendering of the XSpace beside it, without the
-  // categories the rules read: point at the source instead of "not a trace".
-  if (head.ok() && head->find("\"highres-ticks\"") != std::string::npos) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}: a TensorFlow/JAX trace-viewer JSON (xprof), which tracelint does not read: analyze "
-        "the profile's <host>.xplane.pb beside it, or its plugins/profile directory",
-        path));
+  if (head.ok()) {
+    if (std::optional<std::string> what = NamedNonTrace(*head)) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", path, *what));
+    }
   }
   std::error_code ec;
   bool empty = (head.ok() && head->empty()) || std::filesystem::file_size(path, ec) == 0;

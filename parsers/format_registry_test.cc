@@ -1,6 +1,7 @@
 #include "parsers/format_registry.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "parsers/common/test_files.h"
@@ -58,6 +59,40 @@ TEST(FormatRegistry, XprofTraceViewerJsonPointsAtTheXplane) {
   absl::StatusOr<Discovery> found = DiscoverTraces(path, DiscoveryOptions());
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.status().message(), tl.status().message());
+}
+
+// Files found beside traces (an execution trace, a memory timeline, an
+// Nsight Systems export, a memory snapshot) are named with what to analyze
+// instead; a JSON file that is none of them is "not a trace".
+TEST(FormatRegistry, NeighbouringFilesAreNamed) {
+  TempDir dir;
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string says;
+  };
+  const std::string pickle = std::string("\x80\x04\x95", 3) + "snapshot";
+  const std::vector<Case> cases = {
+      {"benchmark_et.json.gz",
+       Gzip(R"({"schema": "1.0.3-chakra.0.0.4", "pid": 7, "time": "2024-01-01", )"
+            R"("start_ts": 10, "nodes": [{"id": 1, "name": "aten::add"}]})"),
+       "a PyTorch execution trace"},
+      {"memory_timeline.raw.gz", Gzip("[[1000, 0, [1, 0], 4096, 2], [1001, 1, [1, 0], 0, 2]]"),
+       "export_memory_timeline"},
+      {"report.sqlite", std::string("SQLite format 3\0", 16) + "tables", "Nsight Systems"},
+      {"snapshot.pickle", pickle, "a Python pickle"},
+      {"config.json", R"({"lr": 0.1, "nodes": 4})", "not a trace: expected"},
+  };
+  for (const Case& c : cases) {
+    std::string path = dir.Write(c.name, c.bytes);
+    absl::StatusOr<InputFormat> format = SniffTraceFile(path);
+    ASSERT_TRUE(format.ok()) << c.name << ": " << format.status();
+    EXPECT_EQ(*format, InputFormat::kUnknown) << c.name;
+    absl::StatusOr<Timeline> tl = ParseTraceFile(path, ParseOptions());
+    ASSERT_FALSE(tl.ok()) << c.name;
+    EXPECT_EQ(tl.status().message().find(path + ": "), 0u) << tl.status();
+    EXPECT_NE(tl.status().message().find(c.says), std::string::npos) << tl.status();
+  }
 }
 
 }  // namespace

@@ -4,150 +4,18 @@
 #include <cstring>
 
 #include "fmt/format.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "parsers/common/json_scan.h"
 
 namespace tracelint {
 namespace {
 
-inline bool IsJsonSpace(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-// The next quote or backslash (and newline, with kNewline) at or after p,
-// or end.
-template <bool kNewline>
-inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i newline = _mm_set1_epi8('\n');
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
-    if constexpr (kNewline) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, newline));
-    int mask = _mm_movemask_epi8(hit);
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '\\' && (!kNewline || *p != '\n')) ++p;
-  return p;
-}
-
-// The closing quote of a string whose content starts at p, or end (with
-// kNewline, or a raw newline: never valid in a JSON string). `escaped`: the
-// previous chunk ended on an escaping backslash.
-template <bool kNewline = false>
-const char* FindStringEnd(const char* p, const char* end, bool* escaped) {
-  if (*escaped && p < end) {
-    *escaped = false;
-    ++p;
-  }
-  for (;;) {
-    p = FindQuoteOrBackslash<kNewline>(p, end);
-    if (p == end) return end;
-    if (*p != '\\') return p;
-    // A backslash escapes the next byte, which may be in the next chunk.
-    if (end - p < 2) {
-      *escaped = true;
-      return end;
-    }
-    p += 2;
-  }
-}
-
-inline bool IsStructural(char c) {
-  return c == '"' || c == '{' || c == '}' || c == '[' || c == ']';
-}
-
-// The next quote or bracket (and newline, with kNewline) at or after p, or
-// end. Bytes between them (keys' colons, numbers, commas, spaces) never
-// change the scan state inside a container, so they are skipped 16 at a
-// time (SSE2 is part of x86-64).
-template <bool kNewline>
-const char* FindStructural(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i newline = _mm_set1_epi8('\n');
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i open_brace = _mm_set1_epi8('{');
-  const __m128i close_brace = _mm_set1_epi8('}');
-  const __m128i open_bracket = _mm_set1_epi8('[');
-  const __m128i close_bracket = _mm_set1_epi8(']');
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i hit = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, open_brace)),
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace),
-                                  _mm_cmpeq_epi8(v, open_bracket)),
-                     _mm_cmpeq_epi8(v, close_bracket)));
-    if constexpr (kNewline) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, newline));
-    int mask = _mm_movemask_epi8(hit);
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && !IsStructural(*p) && (!kNewline || *p != '\n')) ++p;
-  return p;
-}
-
-// Bit i of each mask describes byte i of a 64-byte block.
-struct BlockMasks {
-  uint64_t quote = 0;
-  uint64_t backslash = 0;
-  uint64_t open = 0;   // '{' or '['
-  uint64_t close = 0;  // '}' or ']'
-  uint64_t newline = 0;
-};
-
-BlockMasks ClassifyBlock(const char* p) {
-  BlockMasks m;
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i open_brace = _mm_set1_epi8('{');
-  const __m128i open_bracket = _mm_set1_epi8('[');
-  const __m128i close_brace = _mm_set1_epi8('}');
-  const __m128i close_bracket = _mm_set1_epi8(']');
-  const __m128i newline = _mm_set1_epi8('\n');
-  for (int k = 0; k < 4; ++k) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    auto bits = [&](__m128i hit) {
-      return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(hit))) << (16 * k);
-    };
-    m.quote |= bits(_mm_cmpeq_epi8(v, quote));
-    m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
-    m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, open_bracket)));
-    m.close |=
-        bits(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace), _mm_cmpeq_epi8(v, close_bracket)));
-    m.newline |= bits(_mm_cmpeq_epi8(v, newline));
-  }
-#else
-  for (int i = 0; i < 64; ++i) {
-    uint64_t bit = uint64_t{1} << i;
-    char c = p[i];
-    if (c == '"') m.quote |= bit;
-    if (c == '\\') m.backslash |= bit;
-    if (c == '{' || c == '[') m.open |= bit;
-    if (c == '}' || c == ']') m.close |= bit;
-    if (c == '\n') m.newline |= bit;
-  }
-#endif
-  return m;
-}
-
-// Bit i = XOR of bits 0..i: marks the bytes after an odd number of quotes.
-inline uint64_t PrefixXor(uint64_t x) {
-  x ^= x << 1;
-  x ^= x << 2;
-  x ^= x << 4;
-  x ^= x << 8;
-  x ^= x << 16;
-  x ^= x << 32;
-  return x;
-}
+using json_scan::BlockMasks;
+using json_scan::ClassifyBlock;
+using json_scan::FindStringEnd;
+using json_scan::FindStructural;
+using json_scan::IsJsonSpace;
+using json_scan::IsStructural;
+using json_scan::PrefixXor;
 
 void AppendPadding(PaddedJson& j) {
   j.json_size = j.bytes.size();

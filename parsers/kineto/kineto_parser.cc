@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -21,6 +19,7 @@
 #include "parsers/common/read_ahead.h"
 #include "parsers/common/worker_pool.h"
 #include "parsers/kineto/kineto_event_emitter.h"
+#include "parsers/kineto/kineto_metadata.h"
 
 namespace tracelint {
 namespace kineto {
@@ -92,8 +91,9 @@ void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& read
     for (size_t i = static_cast<size_t>(whole.events_emitted); i < count; ++i) {
       size_t begin = part.local_offsets[i];
       size_t end = i + 1 < count ? part.local_offsets[i + 1] - 1 : part.text.json_size - 1;
-      single.bytes.assign("[");
-      single.bytes.append(part.text.bytes, begin, end - begin);
+      single.bytes.clear();
+      single.bytes.push_back('[');
+      if (end > begin) single.bytes.append(part.text.bytes, begin, end - begin);
       single.bytes.push_back(']');
       single.json_size = single.bytes.size();
       single.bytes.append(kJsonPadding, '\0');
@@ -113,15 +113,6 @@ void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& read
   out->facts.slice_devices = emitter.slice_devices();
   out->facts.features = emitter.features();
   out->facts.events = emitter.events();
-}
-
-std::optional<int64_t> ParseIntText(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  std::string_view s = StripAsciiWhitespace(*text);
-  int64_t v;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 void PairBeginEnd(std::vector<BeginEndEvent>& events, TimelineBuilder& b) {
@@ -158,63 +149,6 @@ void PairBeginEnd(std::vector<BeginEndEvent>& events, TimelineBuilder& b) {
     b.diagnostics().Add("unclosed_begin", Severity::kWarning,
                         "ph B events never closed by an E, skipped", unclosed);
   }
-}
-
-// ROCm and MTIA traces list one deviceProperties entry with id 0 while
-// their events name the device by its system index (2, 9, 17 ...). One
-// entry and one device in the events are the same device: give the entry
-// the events' id, so the device's properties are found.
-void MatchLoneDevice(const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
-                     ImportDiagnostics& diagnostics) {
-  if (m.devices.size() != 1) return;
-  std::set<int64_t> ids(slice_devices.begin(), slice_devices.end());
-  if (ids.size() != 1 || *ids.begin() == m.devices[0].id) return;
-  diagnostics.Add("device_properties_id_matched", Severity::kInfo,
-                  fmt::format("the one deviceProperties entry (id {}) describes the device "
-                              "the events call {}",
-                              m.devices[0].id, *ids.begin()));
-  m.devices[0].id = static_cast<int>(*ids.begin());
-}
-
-void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,
-                  bool bare_array, TimeNs base_time_ns, RunMetadata& m) {
-  m.source_path = path;
-  m.format = "kineto-json";
-  m.framework = "PyTorch";
-  m.framework_version = GuessPytorchVersion(features, meta, bare_array);
-  bool amd = meta.rocm_hints || (features & kFeatHipNames) != 0;
-  for (const RawDevice& d : meta.devices) {
-    DeviceInfo info;
-    info.id = static_cast<int>(d.id);
-    info.name = d.name;
-    amd = amd || d.rocm_fields || ContainsIgnoreCase(d.name, "AMD") ||
-          ContainsIgnoreCase(d.name, "Instinct");
-    info.compute_major = static_cast<int>(d.compute_major);
-    info.compute_minor = static_cast<int>(d.compute_minor);
-    info.sm_count = static_cast<int>(d.num_sms);
-    info.total_memory_bytes = d.total_global_mem;
-    info.max_threads_per_sm = static_cast<int>(d.max_threads_per_sm);
-    m.devices.push_back(std::move(info));
-  }
-  for (DeviceInfo& info : m.devices) {
-    if ((features & kFeatMtia) != 0) {
-      info.vendor = "Meta";
-    } else if (amd) {
-      info.vendor = "AMD";
-    } else if (info.compute_major >= 0) {
-      info.vendor = "NVIDIA";
-    }
-  }
-  // MTIA traces without deviceProperties still name their device by the
-  // mtia_* categories of its events.
-  if ((features & kFeatMtia) != 0) m.accelerator_from_events = "MTIA";
-  m.rank = static_cast<int>(ParseIntText(meta.rank_text).value_or(-1));
-  if (m.rank < 0) m.rank = RankFromFileName(path);
-  m.world_size = static_cast<int>(ParseIntText(meta.world_size_text).value_or(-1));
-  m.backend = meta.backend;
-  m.host_name = meta.host_name;
-  m.trace_name = meta.trace_name;
-  m.base_time_ns = base_time_ns;
 }
 
 absl::Status ReadMetaInto(const JsonReader& reader, PaddedJson text, RawMeta& meta,
@@ -502,55 +436,6 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   FinalizeOptions finalize;
   finalize.threads = threads;
   return std::move(merged).Finalize(finalize);
-}
-
-std::string GuessPytorchVersion(uint32_t features, const RawMeta& meta, bool bare_array) {
-  // Walk the fingerprints from newest to oldest; the first that matches
-  // dates the producer (approximately: PyTorch pins a Kineto commit).
-  struct Step {
-    bool present;
-    std::string_view version;
-    std::string_view evidence;
-  };
-  const Step steps[] = {
-      {(features & kFeatRecordFunctionId) != 0, "2.5+", "\"Record function id\" args"},
-      {meta.base_time_text.has_value(), "2.4-2.5", "baseTimeNanoseconds"},
-      {meta.has_display_time_unit || (features & kFeatFractionalTs) != 0, "2.3-2.4",
-       "fractional-microsecond timestamps"},
-      {(features & kFeatKernelCollectiveArgs) != 0, "2.2", "collective args on kernels"},
-      {(features & kFeatCudaDriver) != 0, "2.1", "cuda_driver events"},
-      {(features & kFeatFlowAc2g) != 0, "2.0", "ac2g flows"},
-      {(features & kFeatGpuUserAnnotation) != 0, "1.12-1.13", "gpu_user_annotation slices"},
-      {(features & kFeatFlowAsyncCpuToGpu) != 0, "1.11-1.13", "async_cpu_to_gpu flows"},
-      {(features & kFeatCurrentCategories) != 0, "1.10", "cpu_op/cuda_runtime categories"},
-      {(features & kFeatLegacyCategories) != 0 && meta.has_device_properties, "1.9",
-       "legacy categories with deviceProperties"},
-      {(features & kFeatLegacyCategories) != 0 && !bare_array, "1.8",
-       "legacy categories in a JSON object"},
-      {bare_array, "1.8 pre-release", "bare event array"},
-  };
-  for (const Step& s : steps) {
-    if (s.present) return fmt::format("~{} (inferred from {})", s.version, s.evidence);
-  }
-  return "";
-}
-
-int RankFromFileName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  for (size_t i = 0; i + 4 < name.size(); ++i) {
-    if (!EqualsIgnoreCase(name.substr(i, 4), "rank")) continue;
-    size_t j = i + 4;
-    if (j < name.size() && (name[j] == '-' || name[j] == '_')) ++j;
-    size_t k = j;
-    while (k < name.size() && name[k] >= '0' && name[k] <= '9' && k - j < 9) ++k;
-    if (k > j) {
-      int rank = 0;
-      std::from_chars(name.data() + j, name.data() + k, rank);
-      return rank;
-    }
-  }
-  return -1;
 }
 
 }  // namespace kineto

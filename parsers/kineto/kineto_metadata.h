@@ -1,0 +1,40 @@
+#ifndef TRACELINT_PARSERS_KINETO_KINETO_METADATA_H_
+#define TRACELINT_PARSERS_KINETO_KINETO_METADATA_H_
+
+// A Kineto file's run metadata (RunMetadata) from its top-level keys and
+// what its events showed: devices and their vendor, the PyTorch version the
+// file's fingerprints date, rank and world size. GuessPytorchVersion and
+// RankFromFileName, which tests and the span stamp use too, are declared in
+// kineto_parser.h.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/base/time.h"
+#include "analyzer/model/diagnostics.h"
+#include "analyzer/model/metadata.h"
+#include "parsers/kineto/kineto_raw.h"
+
+namespace tracelint::kineto {
+
+// A decimal integer written as text (the "rank" key, baseTimeNanoseconds),
+// surrounding whitespace allowed; nullopt when absent or not an integer.
+std::optional<int64_t> ParseIntText(const std::optional<std::string>& text);
+
+// Fills `m` from the top-level keys of the file at `path`; `features` are
+// the kFeat* bits its events set.
+void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,
+                  bool bare_array, TimeNs base_time_ns, RunMetadata& m);
+
+// ROCm and MTIA traces list one deviceProperties entry with id 0 while
+// their events name the device by its system index (2, 9, 17 ...). One
+// entry and one device in the events are the same device: give the entry
+// the events' id, so the device's properties are found.
+void MatchLoneDevice(const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
+                     ImportDiagnostics& diagnostics);
+
+}  // namespace tracelint::kineto
+
+#endif  // TRACELINT_PARSERS_KINETO_KINETO_METADATA_H_
