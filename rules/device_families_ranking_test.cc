@@ -184,6 +184,10 @@ TEST(DeviceFamiliesRanking, MtiaDeviceEventsAreDeviceActivity) {
   EXPECT_EQ(RankingOf(mtia.findings), RankingOf(cuda.findings)) << Describe(mtia.findings);
   ASSERT_EQ(mtia.findings.size(), 1u);
   EXPECT_EQ(mtia.findings[0].recoverable_ns_per_step, cuda.findings[0].recoverable_ns_per_step);
+  // The words name the device the trace ran on.
+  EXPECT_THAT(cuda.findings[0].title, HasSubstr("GPU idle"));
+  EXPECT_THAT(mtia.findings[0].title, HasSubstr("MTIA idle"));
+  EXPECT_THAT(mtia.findings[0].message, HasSubstr("The MTIA is idle"));
   EXPECT_EQ(mtia.integrity, IntegrityVerdict::kTrusted);
   EXPECT_EQ(cuda.integrity, IntegrityVerdict::kTrusted);
 
@@ -327,6 +331,8 @@ TEST(DeviceFamiliesRanking, TpuAsyncCopiesAreNotCompute) {
   EXPECT_EQ(tpu.integrity, IntegrityVerdict::kLimited);
   EXPECT_THAT(tpu.NotJudged("gpu-idle-gaps"), HasSubstr("withheld: device-only capture"));
   EXPECT_THAT(tpu.NotJudged("tensor-cores-idle"), HasSubstr("TPU 0 is not a GPU"));
+  EXPECT_THAT(tpu.NotJudged("host-side-ops"), HasSubstr("of TPU idle follows work with no linked "
+                                                       "launch (XLA executables"));
   const DeviceMetrics& d = tpu.device0();
   EXPECT_EQ(d.step_ns, 4 * kTpuStepNs);
   EXPECT_EQ(d.kernel_ns, 4 * 5 * kNsPerMs);

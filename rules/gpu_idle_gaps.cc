@@ -8,6 +8,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 #include "rules/idle_findings.h"
 #include "rules/launch_context.h"
@@ -228,6 +229,8 @@ std::vector<RuleOptionSpec> GpuIdleGapsRule::options() const {
 RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& options) const {
   RuleOutcome outcome;
   const Timeline& tl = ctx.timeline();
+  // "GPU", or the TPU/MTIA the trace ran on: the findings name the device.
+  const std::string_view accel = AcceleratorName(tl.metadata());
   if (!rules_internal::HasDeviceActivityAndSteps(ctx, outcome)) return outcome;
   const StepSet& steps = ctx.steps();
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
@@ -261,7 +264,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.recoverable_ns_steps = summary.step_values_ns;
     f.recoverable_share = summary.share;
     f.confidence = Confidence::kMeasured;
-    f.title = fmt::format("GPU idle {} {}", ShareText(summary.share), owned.what);
+    f.title = fmt::format("{} idle {} {}", accel, ShareText(summary.share), owned.what);
     std::string worst;
     for (const rules_internal::GapSummary& g : summary.worst_gaps) {
       // "6.1 ms at step 6 in aten::mm", "2.0 ms with no host event" (a window).
@@ -273,11 +276,11 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
                                 : fmt::format(" in {}", tl.str(tl.slices().name[g.host_op])));
     }
     f.message = fmt::format(
-        "The GPU is idle {}; {} ({} per step) is charged to this cause. Worst gaps: {}.{}",
-        ShareText(idle_share), ShareText(summary.share), FormatDurationNs(summary.per_step_ns),
+        "The {} is idle {}; {} ({} per step) is charged to this cause. Worst gaps: {}.{}",
+        accel, ShareText(idle_share), ShareText(summary.share), FormatDurationNs(summary.per_step_ns),
         worst, rules_internal::StepCaveat(steps));
-    f.evidence.push_back({fmt::format("GPU idle {} (threshold {:.0f}%)", ShareText(idle_share),
-                                      min_idle * 100),
+    f.evidence.push_back({fmt::format("{} idle {} (threshold {:.0f}%)", accel,
+                                      ShareText(idle_share), min_idle * 100),
                           idle_share, min_idle, "share"});
     f.evidence.push_back({fmt::format("idle {}: {}", f.cause, ShareText(summary.share)),
                           summary.share, 0, "share"});
@@ -309,9 +312,9 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (outcome.findings.empty() && unattributed_share >= min_idle) {
     outcome.applicable = false;
     outcome.not_judged_reason = fmt::format(
-        "GPU idle {}, of which {} follows work with no linked launch ({}): the host cause "
+        "{} idle {}, of which {} follows work with no linked launch ({}): the host cause "
         "cannot be told",
-        ShareText(idle_share), ShareText(unattributed_share), rules_internal::NoLaunchLinkWhy(tl));
+        accel, ShareText(idle_share), ShareText(unattributed_share), rules_internal::NoLaunchLinkWhy(tl));
   }
   return outcome;
 }

@@ -8,6 +8,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 #include "rules/idle_findings.h"
 #include "rules/launch_context.h"
@@ -187,6 +188,8 @@ std::vector<RuleOptionSpec> HostSideOpsRule::options() const {
 RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& options) const {
   RuleOutcome outcome;
   const Timeline& tl = ctx.timeline();
+  // "GPU", or the TPU/MTIA the trace ran on: the findings name the device.
+  const std::string_view accel = AcceleratorName(tl.metadata());
   if (!rules_internal::HasDeviceActivityAndSteps(ctx, outcome)) return outcome;
   const StepSet& steps = ctx.steps();
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
@@ -202,7 +205,7 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
 
   auto severity = [](double share) { return SeverityForShare(share); };  // contract.md
   auto base_evidence = [&](Finding& f, const CauseSummary& s) {
-    f.evidence.push_back({fmt::format("GPU idle in {}: {} (threshold {:.1f}%)", f.cause,
+    f.evidence.push_back({fmt::format("{} idle in {}: {} (threshold {:.1f}%)", accel, f.cause,
                                       ShareText(s.share), min_share * 100),
                           s.share, min_share, "share"});
   };
@@ -228,12 +231,12 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     for (const auto& [name, n] : syncs.by_name) {
       names += fmt::format("{}{} x{}", names.empty() ? "" : ", ", name, n);
     }
-    f.title = fmt::format("Synchronizing calls inside the step leave the GPU idle {}",
+    f.title = fmt::format("Synchronizing calls inside the step leave the {} idle {}", accel,
                           ShareText(sync.share));
     f.message = fmt::format(
-        "{:.1f} synchronizing calls per step ({}) make the host wait for the GPU, so the GPU "
-        "then waits for the host to queue the next work: {} per step.{}",
-        SafeShare(static_cast<double>(syncs.total), steps_n), names,
+        "{0:.1f} synchronizing calls per step ({1}) make the host wait for the {2}, so the {2} "
+        "then waits for the host to queue the next work: {3} per step.{4}",
+        SafeShare(static_cast<double>(syncs.total), steps_n), names, accel,
         FormatDurationNs(sync.per_step_ns), rules_internal::StepCaveat(steps));
     base_evidence(f, sync);
     f.evidence.push_back({fmt::format("{:.1f} synchronizing calls per step",
@@ -266,12 +269,12 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.confidence = tl.metadata().format == "xspace" ? Confidence::kInferred
                                                      : Confidence::kMeasured;
     std::string lead = host.top_ops.empty() ? std::string("host ops") : host.top_ops[0].name;
-    f.title = fmt::format("Host-side ops ({}) run while the GPU idles {}", lead,
+    f.title = fmt::format("Host-side ops ({}) run while the {} idles {}", lead, accel,
                           ShareText(host.share));
     f.message = fmt::format(
-        "Ops that launch no GPU work and run at least {} on the host sit between device "
-        "work; the GPU waits {} per step for them.{}",
-        FormatDurationNs(min_self_ns), FormatDurationNs(host.per_step_ns),
+        "Ops that launch no {0} work and run at least {1} on the host sit between device "
+        "work; the {0} waits {2} per step for them.{3}",
+        accel, FormatDurationNs(min_self_ns), FormatDurationNs(host.per_step_ns),
         rules_internal::StepCaveat(steps));
     base_evidence(f, host);
     f.evidence.push_back({fmt::format("self time at least {} (MinSelfNs)",
@@ -290,9 +293,9 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (outcome.findings.empty() && unattributed_share >= min_share) {
     outcome.applicable = false;
     outcome.not_judged_reason = fmt::format(
-        "{} of GPU idle follows work with no linked launch ({}): whether the host was syncing "
+        "{} of {} idle follows work with no linked launch ({}): whether the host was syncing "
         "or computing cannot be told",
-        ShareText(unattributed_share), rules_internal::NoLaunchLinkWhy(tl));
+        ShareText(unattributed_share), accel, rules_internal::NoLaunchLinkWhy(tl));
   }
   return outcome;
 }

@@ -14,6 +14,7 @@
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/engine/finding.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/model/timeline.h"
 #include "fmt/format.h"
 
@@ -25,6 +26,9 @@ inline std::string NoLaunchLinkWhy(const Timeline& tl) {
   const RunMetadata& md = tl.metadata();
   if (md.format == "xspace") {
     return "XLA executables whose device ops the trace does not link to a host launch";
+  }
+  if (AcceleratorName(md) == "MTIA") {
+    return "device jobs the trace does not link to a host launch: missing correlation ids";
   }
   bool amd = std::any_of(md.devices.begin(), md.devices.end(),
                          [](const DeviceInfo& d) { return d.vendor == "AMD"; });
