@@ -159,7 +159,13 @@ std::string Paint(std::string_view s, Color c, bool enabled) {
   return fmt::format("\033[{}m{}\033[0m", sgr, s);
 }
 
-std::string Ms(TimeNs ns) { return Significant(static_cast<double>(ns) / kNsPerMs, "ms"); }
+// Milliseconds, the unit of step times, up to 10 s; a longer window reads
+// "98.2 s", not "98153 ms".
+std::string Ms(TimeNs ns) {
+  double v = static_cast<double>(ns);
+  if (std::fabs(v) >= 10 * kNsPerS) return Significant(v / kNsPerS, "s");
+  return Significant(v / kNsPerMs, "ms");
+}
 
 std::string Dur(TimeNs ns) {
   double v = static_cast<double>(ns);

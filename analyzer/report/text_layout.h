@@ -43,9 +43,10 @@ std::string PadLeft(std::string_view s, size_t width);
 enum class Color { kBold, kRed, kYellow, kCyan, kDim, kGreen };
 std::string Paint(std::string_view s, Color c, bool enabled);
 
-// Durations: Ms always in milliseconds with three significant digits
-// ("24.5 ms", "613 ms", "0.175 ms"), for step-level numbers a reader compares
-// down a column; Dur picks the unit ("1.96 s", "12.0 ms", "29.2 us", "850 ns").
+// Durations: Ms in milliseconds with three significant digits ("24.5 ms",
+// "613 ms", "0.175 ms", "9810 ms"), for step-level numbers a reader compares
+// down a column, and in seconds from 10 s ("98.2 s", a long window); Dur
+// picks the unit ("1.96 s", "12.0 ms", "29.2 us", "850 ns").
 std::string Ms(TimeNs ns);
 std::string Dur(TimeNs ns);
 // "48.9%".

@@ -294,6 +294,8 @@ TEST(TextLayout, CutsAtCharacterBoundaries) {
   EXPECT_EQ(text::Ms(24'542'000), "24.5 ms");
   EXPECT_EQ(text::Ms(613'400'000), "613 ms");
   EXPECT_EQ(text::Ms(175'000), "0.175 ms");
+  EXPECT_EQ(text::Ms(9'810'000'000), "9810 ms");
+  EXPECT_EQ(text::Ms(98'153'000'000), "98.2 s");
   EXPECT_EQ(text::Dur(1'960'000'000), "1.96 s");
   EXPECT_EQ(text::Dur(29'200), "29.2 us");
 }
