@@ -7,7 +7,9 @@
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 #include "rules/idle_findings.h"
@@ -65,6 +67,32 @@ constexpr std::array<OwnedCause, 6> kOwned = {{
      "Work queued on the GPU waits for another stream or event: check cross-stream "
      "dependencies (wait_stream, events) and put independent work on its own stream."},
 }};
+
+// A fix that says to raise the batch size is only as good as the memory
+// left for it: where the trace recorded the allocator, say what it showed,
+// and steer away from a larger batch on a device already full.
+void AddMemoryContext(const MemoryUsage& memory, std::string_view accel, Finding& f) {
+  if (!Contains(f.fix, "batch size") && !Contains(f.fix, "batch more")) return;
+  const DeviceMemoryUsage* m = memory.Fullest();
+  if (m == nullptr) return;
+  const std::string device = fmt::format("{} {}", accel, m->device);
+  const double held = m->held_share.value_or(0);
+  if (m->state == MemoryState::kPressure) {
+    f.evidence.push_back({fmt::format("{} holds {:.0f}% of its memory at the peak: a larger "
+                                      "batch will not fit",
+                                      device, 100 * held),
+                          held, kMemoryPressureMinShare, "share"});
+    f.fix += fmt::format(" {} already holds {:.0f}% of its memory, so a larger batch will not "
+                         "fit: prefer graphs and fusion.",
+                         device, 100 * held);
+  } else if (m->state == MemoryState::kHeadroom) {
+    const double allocated = m->peak_allocated_share.value_or(0);
+    f.evidence.push_back({fmt::format("{} holds {:.0f}% of its memory at the peak: a larger "
+                                      "batch fits",
+                                      device, 100 * allocated),
+                          allocated, kMemoryHeadroomMaxShare, "share"});
+  }
+}
 
 // The fix for a cause, for the job at hand: TensorFlow and JAX have their
 // own input pipelines and profilers (never with_stack=True), inference has
@@ -307,6 +335,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
     f.fix = FixFor(owned, ctx.job_profile(), where);
+    AddMemoryContext(ctx.memory_usage(), accel, f);
     outcome.findings.push_back(std::move(f));
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {

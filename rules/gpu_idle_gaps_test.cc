@@ -4,6 +4,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/rule_test_util.h"
+#include "rules/rules2_test_util.h"
 #include "testdata/rules/case_studies.h"
 
 namespace tracelint {
@@ -194,6 +195,72 @@ TEST(GpuIdleGapsTest, NoStepMarkersGivesOneWindowAndSaysSo) {
   EXPECT_NEAR(f->recoverable_ns_per_step, case_studies::kSteps * case_studies::kLoaderNs,
               case_studies::kSteps * case_studies::kLoaderNs * 0.05);
   EXPECT_EQ(f->recoverable_ns_steps.size(), 1u);  // one sample: diff's 20% rule
+}
+
+// A launch-bound step with `allocated_bytes` resident on an A100 (none
+// recorded when 0), as profile_memory=True records it.
+Scenario LaunchBoundWithMemory(int64_t allocated_bytes) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  if (allocated_bytes > 0) s.Allocate(allocated_bytes).Idle(kNsPerMs);
+  for (int k = 1; k <= 3; ++k) {
+    s.BeginStep(k).OpKernels("aten::add", "vectorized_elementwise_kernel", 40, 2 * kNsPerUs,
+                             20 * kNsPerUs);
+    s.EndStep();
+  }
+  return s;
+}
+
+// "Raise the batch size" is only as good as the memory left for it: the
+// finding says what the allocator showed, and on a full device steers to
+// graphs and fusion instead.
+TEST(GpuIdleGapsTest, BatchSizeAdviceWeighsDeviceMemory) {
+  GpuIdleGapsRule rule;
+  const int64_t device_bytes = DeviceSpec::A100().total_memory_bytes;
+  auto memory_evidence = [](const Finding& f) -> std::string {
+    for (const Evidence& e : f.evidence) {
+      if (e.text.find("of its memory") != std::string::npos) return e.text;
+    }
+    return "";
+  };
+  Scenario unrecorded = LaunchBoundWithMemory(0);
+  RuleOutcome plain_out = RunRule(rule, unrecorded);
+  const Finding* plain = FindCause(plain_out, "launch_overhead");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(memory_evidence(*plain), "");
+  EXPECT_THAT(plain->fix, HasSubstr("batch more requests per step"));  // forward only
+
+  Scenario roomy = LaunchBoundWithMemory(device_bytes / 10);
+  rules2_test::ExpectTestdataMatches(roomy, "memory_headroom_launch_bound.json");
+  RuleOutcome roomy_out = RunRule(rule, roomy);
+  const Finding* headroom = FindCause(roomy_out, "launch_overhead");
+  ASSERT_NE(headroom, nullptr);
+  EXPECT_EQ(memory_evidence(*headroom), "GPU 0 holds 10% of its memory at the peak: a larger "
+                                        "batch fits");
+  EXPECT_EQ(headroom->fix, plain->fix);
+
+  Scenario full = LaunchBoundWithMemory(device_bytes / 100 * 95);
+  rules2_test::ExpectTestdataMatches(full, "memory_full_launch_bound.json");
+  RuleOutcome full_out = RunRule(rule, full);
+  const Finding* pressure = FindCause(full_out, "launch_overhead");
+  ASSERT_NE(pressure, nullptr);
+  EXPECT_THAT(memory_evidence(*pressure), HasSubstr("95% of its memory"));
+  EXPECT_THAT(pressure->fix, HasSubstr("a larger batch will not fit: prefer graphs and fusion"));
+  // The time charged is the same whatever the memory: advice, not a saving.
+  EXPECT_EQ(pressure->recoverable_ns_per_step, plain->recoverable_ns_per_step);
+
+  // Between the lines (25%..90%), and for a cause whose fix is no batch
+  // size, memory adds nothing.
+  RuleOutcome middle_out = RunRule(rule, LaunchBoundWithMemory(device_bytes / 2));
+  const Finding* middle = FindCause(middle_out, "launch_overhead");
+  ASSERT_NE(middle, nullptr);
+  EXPECT_EQ(memory_evidence(*middle), "");
+  Scenario loader = LoaderShare(10 * kNsPerMs);
+  loader.Allocate(device_bytes / 10);
+  RuleOutcome loader_out = RunRule(rule, loader);
+  const Finding* data = FindCause(loader_out, "data_loader");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(memory_evidence(*data), "");
 }
 
 }  // namespace

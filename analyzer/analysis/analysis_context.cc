@@ -6,6 +6,7 @@
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
@@ -16,7 +17,7 @@ namespace tracelint {
 struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
       collectives_once, integrity_once, all_steps_once, phase_once,
-      all_metrics_once, job_once;
+      all_metrics_once, job_once, memory_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<StepSet> all_steps;
   std::unique_ptr<StepPhaseSet> phase;
@@ -27,6 +28,7 @@ struct AnalysisContext::Cache {
   std::unique_ptr<RankCollectives> collectives;
   std::unique_ptr<TraceIntegrity> integrity;
   std::unique_ptr<JobProfile> job;
+  std::unique_ptr<MemoryUsage> memory;
 };
 
 AnalysisContext::AnalysisContext(const Timeline& tl)
@@ -102,6 +104,13 @@ const JobProfile& AnalysisContext::job_profile() {
   std::call_once(cache_->job_once,
                  [&] { cache_->job = std::make_unique<JobProfile>(ComputeJobProfile(*tl_)); });
   return *cache_->job;
+}
+
+const MemoryUsage& AnalysisContext::memory_usage() {
+  std::call_once(cache_->memory_once, [&] {
+    cache_->memory = std::make_unique<MemoryUsage>(ComputeMemoryUsage(*tl_, all_steps(), steps()));
+  });
+  return *cache_->memory;
 }
 
 }  // namespace tracelint

@@ -16,6 +16,7 @@ struct RankCollectives;
 struct TraceIntegrity;
 struct StepPhaseSet;
 struct JobProfile;
+struct MemoryUsage;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -50,6 +51,9 @@ class AnalysisContext {
   // Training or inference, framework, collectives: what the advice of every
   // rule follows (job_profile.h).
   const JobProfile& job_profile();
+  // Device memory peaks from the allocator's events (memory_usage.h); empty
+  // when the trace was recorded without them.
+  const MemoryUsage& memory_usage();
 
  private:
   struct Cache;

@@ -107,6 +107,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     if (metrics) metrics->join();
     if (release_events) {
       w.context->step_collectives();  // for Rule::CrossRankEvidence
+      w.context->memory_usage();      // for the report's memory lines
       tl.ReleaseEvents();
     }
     std::lock_guard<std::mutex> lock(mu);

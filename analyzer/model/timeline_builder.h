@@ -70,6 +70,13 @@ class TimelineBuilder {
 
   void AddFlowPoint(const FlowPoint& point) { flow_points_.push_back(point); }
   void AddCounter(const CounterSample& sample) { counters_.push_back(sample); }
+  // Counters of device `from` belong to device `to` (a device the metadata
+  // and the events number differently).
+  void RenumberCounterDevice(int32_t from, int32_t to) {
+    for (CounterSample& c : counters_) {
+      if (c.device == from) c.device = to;
+    }
+  }
 
   RunMetadata& metadata() { return metadata_; }
   ImportDiagnostics& diagnostics() { return diagnostics_; }

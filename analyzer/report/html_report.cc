@@ -5,6 +5,8 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/job_profile.h"
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
@@ -235,6 +237,22 @@ size_t BusiestDevice(const StepMetrics& m) {
   return best;
 }
 
+// The allocator's peaks and what they mean (memory_usage.h).
+void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accelerator) {
+  const MemoryUsage& memory = ctx.memory_usage();
+  if (!memory.recorded()) return;
+  out += "<h3>Device memory (the allocator's peaks in the trace window)</h3>\n<ul>";
+  for (const DeviceMemoryUsage& m : memory.devices) {
+    out += fmt::format("<li>{}: {}{}", E(DeviceLabel(m.device, accelerator)),
+                       E(DescribeMemory(m)),
+                       m.peak_step >= 0 ? fmt::format(", in step {}", m.peak_step) : "");
+    std::string advice = MemoryAdvice(m, ctx.job_profile(), accelerator);
+    if (!advice.empty()) out += "<br><span class=\"note\">" + E(advice) + "</span>";
+    out += "</li>";
+  }
+  out += "</ul>\n";
+}
+
 void RankSection(std::string& out, const ReportInput& in, size_t i) {
   const StepMetrics& m = in.contexts[i]->step_metrics();
   std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
@@ -263,6 +281,7 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   out += html::CategoryLegend();
   out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);
   out += html::UtilizationChart(m, accelerator);
+  DeviceMemory(out, *in.contexts[i], accelerator);
   TopTables(out, m, in.options.top_n, accelerator);
 }
 

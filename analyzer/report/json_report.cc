@@ -5,9 +5,11 @@
 #include <algorithm>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/job_profile.h"
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_phase.h"
-#include "analyzer/model/accelerator.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/base/version.h"
 #include "analyzer/report/diff_report.h"
 #include "analyzer/report/json_writer.h"
@@ -127,6 +129,33 @@ void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
   w.EndObject();
 }
 
+void WriteDeviceMemory(JsonWriter& w, AnalysisContext& ctx, std::string_view accelerator) {
+  auto optional_double = [&w](const std::optional<double>& v) { v ? w.Double(*v) : w.Null(); };
+  w.Key("device_memory").BeginArray();
+  for (const DeviceMemoryUsage& m : ctx.memory_usage().devices) {
+    w.BeginObject();
+    w.Key("device").Int(m.device);
+    w.Key("samples").Int(m.samples);
+    w.Key("peak_allocated_bytes").Int(m.peak_allocated_bytes);
+    w.Key("peak_allocated_ts_ns").Int(m.peak_allocated_ts_ns);
+    w.Key("peak_reserved_bytes").Int(m.peak_reserved_bytes);
+    w.Key("total_memory_bytes");
+    m.total_memory_bytes > 0 ? w.Int(m.total_memory_bytes) : w.Null();
+    w.Key("peak_step");
+    m.peak_step >= 0 ? w.Int(m.peak_step) : w.Null();
+    w.Key("peak_allocated_share");
+    optional_double(m.peak_allocated_share);
+    w.Key("peak_reserved_share");
+    optional_double(m.peak_reserved_share);
+    w.Key("state").String(MemoryStateName(m.state));
+    w.Key("release_calls").Int(m.release_calls);
+    w.Key("release_ns").Int(m.release_ns);
+    w.Key("advice").String(MemoryAdvice(m, ctx.job_profile(), accelerator));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t position,
                int top_n) {
   const RunMetadata& md = tl.metadata();
@@ -194,6 +223,8 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.EndObject();
   }
   w.EndArray();
+
+  WriteDeviceMemory(w, ctx, AcceleratorName(md));
 
   size_t n = static_cast<size_t>(std::max(0, top_n));
   w.Key("top_kernels").BeginArray();

@@ -14,6 +14,8 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/job_profile.h"
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/stats.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
@@ -446,6 +448,28 @@ void RankFacts(std::string& out, const ReportInput& in, size_t i, const Layout& 
   }
 }
 
+// The allocator's peaks (memory_usage.h) and what they mean for the job.
+void MemoryLines(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+                 const Layout& layout) {
+  const MemoryUsage& memory = ctx.memory_usage();
+  if (!memory.recorded()) {
+    if (layout.verbose() && ctx.job_profile().is_pytorch()) {
+      out += Wrap("Device memory: not recorded (torch.profiler.profile(profile_memory=True) "
+                  "records it)",
+                  layout.width, "", "  ");
+    }
+    return;
+  }
+  out += "Device memory (the allocator's peaks in the trace window):\n";
+  for (const DeviceMemoryUsage& m : memory.devices) {
+    out += Wrap(fmt::format("{}: {}{}", AccelLabel(m.device, accelerator), DescribeMemory(m),
+                            m.peak_step >= 0 ? fmt::format(", in step {}", m.peak_step) : ""),
+                layout.width, "  ", "    ");
+    std::string advice = MemoryAdvice(m, ctx.job_profile(), accelerator);
+    if (!advice.empty()) out += Wrap("note: " + advice, layout.width, "  ", "    ");
+  }
+}
+
 void Diagnostics(std::string& out, const ReportInput& in, const Layout& layout) {
   std::string body;
   for (size_t i = 0; i < in.ranks.size(); ++i) {
@@ -493,6 +517,7 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     MetricsTable(out, ctx, accelerator, layout);
     PerStep(out, ctx, accelerator, layout);
     HtaLines(out, ctx.step_metrics(), accelerator, layout);
+    MemoryLines(out, ctx, accelerator, layout);
     TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
   }
   if (std::optional<Throughput> t = ComputeThroughput(in)) {

@@ -417,6 +417,22 @@ Scenario& Scenario::GraphLaunch(const std::vector<std::pair<std::string, TimeNs>
   return *this;
 }
 
+Scenario& Scenario::Allocate(int64_t bytes, int device) {
+  constexpr int64_t kSegment = 2 << 20;
+  auto& [allocated, reserved] = memory_totals_[device];
+  allocated = std::max<int64_t>(0, allocated + bytes);
+  reserved = std::max(reserved, (allocated + kSegment - 1) / kSegment * kSegment);
+  memory_.push_back({thread().cursor_ns, tid_, device, bytes, allocated, reserved});
+  return *this;
+}
+
+Scenario& Scenario::Reserve(int64_t bytes, int device) {
+  auto& [allocated, reserved] = memory_totals_[device];
+  reserved = std::max(reserved, bytes);
+  memory_.push_back({thread().cursor_ns, tid_, device, 0, allocated, reserved});
+  return *this;
+}
+
 Scenario& Scenario::HostCall(std::string_view name, TimeNs dur_ns) {
   RuntimeCall(name, dur_ns);
   return *this;
@@ -548,6 +564,13 @@ absl::StatusOr<Timeline> Scenario::BuildTimeline() const {
         d.dst = kind.dst;
       }
     }
+  }
+  for (const MemoryEvent& m : memory_) {
+    // The JSON lists "Total Reserved" first, so the parser adds it first.
+    b.AddCounter({b.Intern("Total Reserved"), m.device, m.ts_ns,
+                  static_cast<double>(m.total_reserved)});
+    b.AddCounter({b.Intern("Total Allocated"), m.device, m.ts_ns,
+                  static_cast<double>(m.total_allocated)});
   }
   StringId ac2g = b.Intern("ac2g");
   for (const Flow& f : flows_) {

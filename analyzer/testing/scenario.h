@@ -194,6 +194,15 @@ class Scenario {
   Scenario& GraphLaunch(const std::vector<std::pair<std::string, TimeNs>>& kernels,
                         StreamRef stream = {});
 
+  // A `[memory]` allocator event (profile_memory=True) at the cursor:
+  // `bytes` allocated on `device` (negative: freed). The totals follow; the
+  // reserved total grows in 2 MiB segments and never shrinks, as the
+  // caching allocator's does.
+  Scenario& Allocate(int64_t bytes, int device = 0);
+  // Raises the reserved total to `bytes` without allocating (an allocator
+  // that reserves the device up front, as TensorFlow's and JAX's do).
+  Scenario& Reserve(int64_t bytes, int device = 0);
+
   // A runtime call of dur_ns that puts no work on the device (e.g. a
   // cudaStreamSynchronize waiting on work the trace lost).
   Scenario& HostCall(std::string_view name, TimeNs dur_ns);
@@ -213,6 +222,14 @@ class Scenario {
   struct HostThread {
     TimeNs cursor_ns = kScenarioStartNs;
     std::vector<size_t> open;  // indices of open scope events
+  };
+  struct MemoryEvent {
+    TimeNs ts_ns;
+    int64_t tid;
+    int device;
+    int64_t bytes;
+    int64_t total_allocated;
+    int64_t total_reserved;
   };
   struct Flow {
     int64_t id;
@@ -238,6 +255,8 @@ class Scenario {
 
   std::vector<ScenarioEvent> events_;
   std::vector<Flow> flows_;
+  std::vector<MemoryEvent> memory_;
+  std::map<int, std::pair<int64_t, int64_t>> memory_totals_;  // device: allocated, reserved
   std::vector<DeviceSpec> devices_;
   std::map<int64_t, HostThread> threads_;
   std::map<std::pair<int, int64_t>, TimeNs> stream_free_ns_;

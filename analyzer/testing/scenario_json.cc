@@ -91,6 +91,12 @@ absl::StatusOr<std::string> Scenario::ToKinetoJson() const {
         e.cat, JsonEscape(e.name), e.pid, e.tid, MicrosText(e.ts_ns), MicrosText(e.dur_ns),
         args));
   }
+  for (const MemoryEvent& m : memory_) {
+    emit(fmt::format(
+        R"({{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": {}, "tid": {}, "ts": {}, "args": {{"Total Reserved": {}, "Total Allocated": {}, "Bytes": {}, "Addr": 0, "Device Id": {}, "Device Type": 1}}}})",
+        kHostPid, m.tid, MicrosText(m.ts_ns), m.total_reserved, m.total_allocated, m.bytes,
+        m.device));
+  }
   for (const Flow& f : flows_) {
     const ScenarioEvent& from = events_[f.from];
     const ScenarioEvent& to = events_[f.to];

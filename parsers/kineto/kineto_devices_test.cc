@@ -28,6 +28,9 @@ TEST(KinetoParser, RocmTraceIsAmd) {
      "dur": 2, "args": {"correlation": 3}},
     {"ph": "X", "cat": "kernel", "name": "Cijk_gemm", "pid": 2, "tid": 1, "ts": 4, "dur": 2,
      "args": {"correlation": 3, "device": 2, "stream": 1, "kind": "Dispatch Kernel"}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 5, "tid": 5,
+     "ts": 3, "args": {"Total Reserved": 4096, "Total Allocated": 512, "Bytes": 512,
+     "Device Id": 0, "Device Type": 6}},
     {"ph": "f", "cat": "ac2g", "id": 9, "pid": 5, "tid": 5, "ts": 2, "bp": "e", "name": "ac2g"}]})");
   ASSERT_TRUE(tl.ok()) << tl.status();
   EXPECT_EQ(tl->metadata().devices[0].vendor, "AMD");
@@ -40,6 +43,10 @@ TEST(KinetoParser, RocmTraceIsAmd) {
   EXPECT_EQ(tl->metadata().devices[0].id, 2);
   EXPECT_NE(tl->metadata().FindDevice(2), nullptr);
   EXPECT_EQ(tl->diagnostics().Count("device_properties_id_matched"), 1);
+  // The allocator numbers the device as deviceProperties did (HIP device 0):
+  // its totals follow the entry to device 2.
+  ASSERT_EQ(tl->counters().size(), 2u);
+  for (const CounterSample& c : tl->counters()) EXPECT_EQ(c.device, 2) << tl->str(c.name);
 }
 
 // Kineto ends an ac2g flow on every runtime call it correlates, on the host

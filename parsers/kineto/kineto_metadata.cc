@@ -20,16 +20,19 @@ std::optional<int64_t> ParseIntText(const std::optional<std::string>& text) {
   return v;
 }
 
-void MatchLoneDevice(const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
-                     ImportDiagnostics& diagnostics) {
-  if (m.devices.size() != 1) return;
+std::optional<std::pair<int, int>> MatchLoneDevice(
+    const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
+    ImportDiagnostics& diagnostics) {
+  if (m.devices.size() != 1) return std::nullopt;
   std::set<int64_t> ids(slice_devices.begin(), slice_devices.end());
-  if (ids.size() != 1 || *ids.begin() == m.devices[0].id) return;
+  if (ids.size() != 1 || *ids.begin() == m.devices[0].id) return std::nullopt;
   diagnostics.Add("device_properties_id_matched", Severity::kInfo,
                   fmt::format("the one deviceProperties entry (id {}) describes the device "
                               "the events call {}",
                               m.devices[0].id, *ids.begin()));
+  const int old_id = m.devices[0].id;
   m.devices[0].id = static_cast<int>(*ids.begin());
+  return std::make_pair(old_id, m.devices[0].id);
 }
 
 void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,

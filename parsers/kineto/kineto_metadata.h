@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/base/time.h"
@@ -31,9 +32,12 @@ void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t feature
 // ROCm and MTIA traces list one deviceProperties entry with id 0 while
 // their events name the device by its system index (2, 9, 17 ...). One
 // entry and one device in the events are the same device: give the entry
-// the events' id, so the device's properties are found.
-void MatchLoneDevice(const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
-                     ImportDiagnostics& diagnostics);
+// the events' id, so the device's properties are found. Returns the
+// {old, new} id when it did, for what else names the device as the entry
+// does (the allocator's `[memory]` events use torch's device index).
+std::optional<std::pair<int, int>> MatchLoneDevice(
+    const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
+    ImportDiagnostics& diagnostics);
 
 }  // namespace tracelint::kineto
 

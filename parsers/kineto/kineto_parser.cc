@@ -364,7 +364,10 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   if (!base_before_tail && meta.base_time_text) {
     m.late_base_time_ns = ParseIntText(meta.base_time_text).value_or(0);
   }
-  MatchLoneDevice(facts.slice_devices, m, merged.diagnostics());
+  if (std::optional<std::pair<int, int>> moved =
+          MatchLoneDevice(facts.slice_devices, m, merged.diagnostics())) {
+    merged.RenumberCounterDevice(moved->first, moved->second);
+  }
   m.events_read = events;
   if (splitter.skipped_elements() > 0) {
     merged.diagnostics().Add("non_object_event", Severity::kWarning,
