@@ -206,6 +206,11 @@ absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
   d.new_label = next.label;
   d.base_rank = b.rank;
   d.new_rank = n.rank;
+  d.accelerator = n.accelerator;
+  d.peak_memory.base_bytes = b.peak_allocated_bytes;
+  d.peak_memory.new_bytes = n.peak_allocated_bytes;
+  d.peak_memory.device_bytes =
+      n.device_memory_bytes > 0 ? n.device_memory_bytes : b.device_memory_bytes;
   d.base_steps = b.steady_steps;
   d.new_steps = n.steady_steps;
   d.metrics.push_back(Compare("step_time", false, b, n,

@@ -64,11 +64,24 @@ struct NamedDelta {
   TimeNs delta_ns_per_step() const { return new_ns_per_step - base_ns_per_step; }
 };
 
+// The compared ranks' largest allocated device-memory peak (informational:
+// one value per run, no noise test); -1 where a run recorded none.
+struct PeakMemoryDiff {
+  int64_t base_bytes = -1;
+  int64_t new_bytes = -1;
+  int64_t device_bytes = -1;  // the new run's device memory, else the base's
+  bool any() const { return base_bytes >= 0 || new_bytes >= 0; }
+};
+
 struct RunDiff {
   std::string base_label;
   std::string new_label;
   int base_rank = -1;
   int new_rank = -1;
+  // What the metric labels call the device ("GPU utilization", "TPU
+  // utilization"): the new run's, as the change is read against it.
+  std::string accelerator = "GPU";
+  PeakMemoryDiff peak_memory;
   bool judged = false;  // both sides have kMinSamplesToJudgeNoise steady steps
   std::vector<MetricDiff> metrics;       // step_time first
   std::vector<FindingChange> findings;   // added, removed, changed; then unchanged

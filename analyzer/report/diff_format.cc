@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "analyzer/analysis/memory_usage.h"
 #include "fmt/format.h"
 
 namespace tracelint::diff_format {
@@ -21,10 +22,24 @@ std::string Delta(const MetricDiff& m, double v) {
   return m.is_share ? fmt::format("{:+.1f} pt", 100 * v) : SignedDur(v);
 }
 
-std::string MetricLabel(const MetricDiff& m) {
+std::string MetricLabel(const MetricDiff& m, std::string_view accelerator) {
   if (m.name == "step_time") return "step time";
-  if (m.name == "gpu_utilization") return "GPU utilization";
+  if (m.name == "gpu_utilization") return fmt::format("{} utilization", accelerator);
   return m.name;  // breakdown.<category>
+}
+
+std::string PeakMemoryLine(const PeakMemoryDiff& m) {
+  if (!m.any()) return "";
+  auto side = [](int64_t bytes) {
+    return bytes >= 0 ? MemoryBytes(bytes) : std::string("not recorded");
+  };
+  std::string line = fmt::format("Peak device memory (allocated): {} -> {}", side(m.base_bytes),
+                                 side(m.new_bytes));
+  if (m.base_bytes > 0 && m.new_bytes >= 0) {
+    line += fmt::format(" ({:+.1f}%)", 100.0 * (m.new_bytes - m.base_bytes) / m.base_bytes);
+  }
+  if (m.device_bytes > 0) line += fmt::format(" of {}", MemoryBytes(m.device_bytes));
+  return line;
 }
 
 std::string NoiseVerdict(const SampleComparison& c) {

@@ -20,7 +20,11 @@ std::string Value(const MetricDiff& m, double v);
 // A change of that metric: a signed duration, or percentage points.
 std::string Delta(const MetricDiff& m, double v);
 // "step time", "GPU utilization", "breakdown.kernel", ...
-std::string MetricLabel(const MetricDiff& m);
+// "step time", "GPU utilization" ("TPU utilization" on a TPU run), ...
+std::string MetricLabel(const MetricDiff& m, std::string_view accelerator);
+// "Peak device memory (allocated): 2.44 GiB -> 3.10 GiB (+27.0%) of 39.41 GiB";
+// empty when neither run recorded allocator events.
+std::string PeakMemoryLine(const PeakMemoryDiff& m);
 // "beyond noise", "within noise" or "too few steps".
 std::string NoiseVerdict(const SampleComparison& c);
 // "+1.2 ms [+0.8 ms .. +1.6 ms]", or "+1.2 ms (medians)" when not judged.

@@ -126,11 +126,14 @@ void MetricsTable(std::string& out, const RunDiff& d, const Frame& f) {
         "<tr><td class=\"name metric\">{}</td><td>{}</td><td class=\"wrap\">{}</td>"
         "<td>{}</td><td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td>"
         "<td style=\"color:{}\">{}</td></tr>\n",
-        E(MetricLabel(m)), Value(m, c.median_base), RangeHtml(m, c.p10_base, c.p90_base),
+        E(MetricLabel(m, d.accelerator)), Value(m, c.median_base), RangeHtml(m, c.p10_base, c.p90_base),
         Value(m, c.median_new), RangeHtml(m, c.p10_new, c.p90_new), ShiftHtml(m), PValue(c),
         Direction(m), NoiseVerdict(c));
   }
   out += "</table>\n";
+  if (std::string memory = diff_format::PeakMemoryLine(d.peak_memory); !memory.empty()) {
+    out += "<p class=\"note\">" + E(memory) + "</p>\n";
+  }
 }
 
 // The time metrics' shifts as intervals around zero (a forest plot): what
@@ -167,13 +170,13 @@ std::string ShiftChart(const RunDiff& d, const Frame& f) {
     const SampleComparison& c = m.comparison;
     const double y = kTop + i * kRowH + kRowH / 2;
     std::string_view color = Direction(m);
-    std::string tip = fmt::format("{}: median {} -> {}, shift {}, p {}, {}", MetricLabel(m),
+    std::string tip = fmt::format("{}: median {} -> {}, shift {}, p {}, {}", MetricLabel(m, d.accelerator),
                                   Value(m, c.median_base), Value(m, c.median_new), ShiftCell(m),
                                   PValue(c), NoiseVerdict(c));
     out += fmt::format("<g class=\"shift-row\"><title>{}</title>"
                        "<text class=\"axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>"
                        "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>",
-                       E(tip), x0 - 8, y + 4, E(MetricLabel(m)), x0, x1, y + kRowH / 2,
+                       E(tip), x0 - 8, y + 4, E(MetricLabel(m, d.accelerator)), x0, x1, y + kRowH / 2,
                        y + kRowH / 2);
     if (c.judged) {
       double a = x_of(c.shift.low), b = x_of(c.shift.high);

@@ -2,6 +2,9 @@
 
 #include <fstream>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/memory_usage.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/report/report_data.h"
 #include "fmt/format.h"
 #include "simdjson.h"
@@ -51,7 +54,14 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
     const StepMetrics& m = input.contexts[i]->step_metrics();
     DiffRank rank;
     rank.rank = RankOf(*input.ranks[i], i);
+    rank.accelerator = std::string(AcceleratorName(input.ranks[i]->metadata()));
     rank.analysed_steps = m.step_count;
+    for (const DeviceMemoryUsage& mem : input.contexts[i]->memory_usage().devices) {
+      if (mem.peak_allocated_bytes > rank.peak_allocated_bytes) {
+        rank.peak_allocated_bytes = mem.peak_allocated_bytes;
+        rank.device_memory_bytes = mem.total_memory_bytes;
+      }
+    }
     std::vector<std::pair<int, TimeNs>> busy;
     for (const DeviceMetrics& d : m.summary) {
       busy.emplace_back(d.device, m.step_count > 0 ? d.kernel_busy_ns / m.step_count : 0);
@@ -142,6 +152,26 @@ class Reader {
 
 void ReadRank(Reader& r, object ro, DiffRank& rank) {
   rank.rank = static_cast<int>(r.Int(ro, "rank"));
+  // Optional: reports from before these fields read as a GPU run without
+  // allocator events.
+  std::string_view accelerator;
+  if (ro["accelerator"].get_string().get(accelerator) == simdjson::SUCCESS &&
+      !accelerator.empty()) {
+    rank.accelerator = std::string(accelerator);
+  }
+  simdjson::dom::array memory;
+  if (ro["device_memory"].get_array().get(memory) == simdjson::SUCCESS) {
+    for (element e : memory) {
+      int64_t peak = -1;
+      int64_t total = -1;
+      if (e["peak_allocated_bytes"].get_int64().get(peak) != simdjson::SUCCESS) continue;
+      if (e["total_memory_bytes"].get_int64().get(total) != simdjson::SUCCESS) total = -1;
+      if (peak > rank.peak_allocated_bytes) {
+        rank.peak_allocated_bytes = peak;
+        rank.device_memory_bytes = total;
+      }
+    }
+  }
   object steps = r.Object(ro["steps"], "steps");
   if (!r.ok()) return;
   rank.analysed_steps = r.Int(steps, "count");

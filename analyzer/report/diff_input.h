@@ -38,7 +38,12 @@ struct DiffNamedTime {
 
 struct DiffRank {
   int rank = 0;
+  std::string accelerator = "GPU";  // "TPU", "MTIA": what the labels call the device
   int64_t analysed_steps = 0;  // divides kernel and op times into per-step values
+  // The largest allocated peak of the rank's devices and that device's
+  // memory (analysis/memory_usage.h); -1 when not recorded or unknown.
+  int64_t peak_allocated_bytes = -1;
+  int64_t device_memory_bytes = -1;
   std::vector<DiffStep> steady_steps;
   std::vector<DiffNamedTime> kernels;
   std::vector<DiffNamedTime> ops;

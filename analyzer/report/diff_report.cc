@@ -23,6 +23,7 @@ using diff_format::FindingName;
 using diff_format::FindingTimes;
 using diff_format::GateLine;
 using diff_format::MetricLabel;
+using diff_format::PeakMemoryLine;
 using diff_format::NoiseVerdict;
 using diff_format::PValue;
 using diff_format::ShiftCell;
@@ -132,7 +133,7 @@ std::string RenderDiffText(const RunDiff& d, int width) {
                        "median new", "shift", "verdict");
     for (const MetricDiff& m : d.metrics) {
       const SampleComparison& c = m.comparison;
-      out += fmt::format("{:<24} {:>11} {:>11} {:>12}  {}\n", MetricLabel(m),
+      out += fmt::format("{:<24} {:>11} {:>11} {:>12}  {}\n", MetricLabel(m, d.accelerator),
                          Value(m, c.median_base), Value(m, c.median_new),
                          Delta(m, c.judged ? c.shift.estimate : c.median_new - c.median_base),
                          NoiseVerdict(c));
@@ -145,12 +146,16 @@ std::string RenderDiffText(const RunDiff& d, int width) {
     for (const MetricDiff& m : d.metrics) {
       const SampleComparison& c = m.comparison;
       out += fmt::format("{:<26} {:>11} {:>23} {:>11} {:>23}  {:<40} {:>12}  {}\n",
-                         MetricLabel(m), Value(m, c.median_base),
+                         MetricLabel(m, d.accelerator), Value(m, c.median_base),
                          Value(m, c.p10_base) + " .. " + Value(m, c.p90_base),
                          Value(m, c.median_new),
                          Value(m, c.p10_new) + " .. " + Value(m, c.p90_new), ShiftCell(m),
                          PValue(c), NoiseVerdict(c));
     }
+  }
+
+  if (std::string memory = PeakMemoryLine(d.peak_memory); !memory.empty()) {
+    out += text::Wrap(memory, wrap, "", "  ");
   }
 
   FindingCounts n = CountFindings(d);
@@ -191,10 +196,13 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
          "interval] | p | verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const MetricDiff& m : d.metrics) {
     const SampleComparison& c = m.comparison;
-    out += fmt::format("| {} | {} | {} .. {} | {} | {} .. {} | {} | {} | {} |\n", MetricLabel(m),
+    out += fmt::format("| {} | {} | {} .. {} | {} | {} .. {} | {} | {} | {} |\n", MetricLabel(m, d.accelerator),
                        Value(m, c.median_base), Value(m, c.p10_base), Value(m, c.p90_base),
                        Value(m, c.median_new), Value(m, c.p10_new), Value(m, c.p90_new),
                        ShiftCell(m), PValue(c), NoiseVerdict(c));
+  }
+  if (std::string memory = PeakMemoryLine(d.peak_memory); !memory.empty()) {
+    out += "\n" + EscapeMarkdownCell(memory) + "\n";
   }
   FindingCounts n = CountFindings(d);
   out += fmt::format("\n**Findings:** {} added, {} removed, {} changed, {} unchanged\n", n.added,
@@ -280,6 +288,15 @@ void WriteDiffJson(JsonWriter& w, const RunDiff& d) {
   w.Key("tripped").Bool(d.gate_tripped);
   w.EndObject();
   w.Key("empty").Bool(d.empty());
+  w.Key("accelerator").String(d.accelerator);
+  w.Key("peak_memory").BeginObject();
+  w.Key("base_bytes");
+  d.peak_memory.base_bytes >= 0 ? w.Int(d.peak_memory.base_bytes) : w.Null();
+  w.Key("new_bytes");
+  d.peak_memory.new_bytes >= 0 ? w.Int(d.peak_memory.new_bytes) : w.Null();
+  w.Key("device_bytes");
+  d.peak_memory.device_bytes > 0 ? w.Int(d.peak_memory.device_bytes) : w.Null();
+  w.EndObject();
 
   w.Key("metrics").BeginArray();
   for (const MetricDiff& m : d.metrics) {

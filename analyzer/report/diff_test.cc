@@ -10,6 +10,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/engine/fingerprint.h"
+#include "analyzer/report/diff_html.h"
 #include "analyzer/report/diff_input.h"
 #include "analyzer/report/diff_report.h"
 #include "analyzer/report/schema_check.h"
@@ -42,6 +43,9 @@ void ExpectSameRun(const DiffRun& a, const DiffRun& b) {
     const DiffRank& x = a.ranks[i];
     const DiffRank& y = b.ranks[i];
     EXPECT_EQ(x.rank, y.rank);
+    EXPECT_EQ(x.accelerator, y.accelerator);
+    EXPECT_EQ(x.peak_allocated_bytes, y.peak_allocated_bytes);
+    EXPECT_EQ(x.device_memory_bytes, y.device_memory_bytes);
     EXPECT_EQ(x.analysed_steps, y.analysed_steps);
     ASSERT_EQ(x.steady_steps.size(), y.steady_steps.size());
     for (size_t s = 0; s < x.steady_steps.size(); ++s) {
@@ -72,7 +76,9 @@ void ExpectSameRun(const DiffRun& a, const DiffRun& b) {
 }
 
 TEST(DiffInput, JsonReportReadsBackAsTheAnalysisWhateverTheTopN) {
-  absl::StatusOr<Timeline> tl = testing::MakeTrainingRun({}).BuildTimeline();
+  testing::Scenario run = testing::MakeTrainingRun({});
+  run.Allocate(int64_t{3} << 30);  // the allocator's peak travels too
+  absl::StatusOr<Timeline> tl = run.BuildTimeline();
   ASSERT_TRUE(tl.ok()) << tl.status();
   AnalysisContext ctx(*tl);
   ReportInput input;
@@ -93,6 +99,7 @@ TEST(DiffInput, JsonReportReadsBackAsTheAnalysisWhateverTheTopN) {
   EXPECT_EQ(live.ranks[0].steady_steps.size(), 12u);
   EXPECT_GE(live.ranks[0].kernels.size(), 2u);
   EXPECT_GE(live.ranks[0].ops.size(), 2u);
+  EXPECT_EQ(live.ranks[0].peak_allocated_bytes, int64_t{3} << 30);
   absl::StatusOr<DiffRun> read = DiffRunFromJsonReport(RenderJsonReport(input), "run.json");
   ASSERT_TRUE(read.ok()) << read.status();
   ExpectSameRun(live, *read);
@@ -414,6 +421,38 @@ TEST(ComputeRunDiff, IdenticalRunsDiffToNothing) {
   EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("No difference beyond noise"));
 }
 
+// The utilization row names the device the runs measured, and the
+// allocator's peaks sit beside the metrics (one value per run: no test).
+TEST(DiffReport, NamesTheDeviceAndComparesPeakMemory) {
+  DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
+  DiffRun next = OneRankRun("b", Steps(90 * kNsPerMs, 10, kNsPerMs));
+  for (DiffRun* r : {&base, &next}) r->ranks[0].accelerator = "TPU";
+  absl::StatusOr<RunDiff> plain = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_THAT(RenderDiffText(*plain), HasSubstr("TPU utilization"));
+  EXPECT_THAT(RenderDiffText(*plain), Not(HasSubstr("GPU utilization")));
+  EXPECT_THAT(RenderDiffText(*plain), Not(HasSubstr("Peak device memory")));
+  EXPECT_THAT(RenderDiffJson(*plain), HasSubstr("\"peak_memory\": {\n    \"base_bytes\": null"));
+
+  base.ranks[0].peak_allocated_bytes = int64_t{8} << 30;
+  base.ranks[0].device_memory_bytes = int64_t{16} << 30;
+  next.ranks[0].peak_allocated_bytes = int64_t{10} << 30;
+  next.ranks[0].device_memory_bytes = int64_t{16} << 30;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok());
+  const std::string line =
+      "Peak device memory (allocated): 8.00 GiB -> 10.00 GiB (+25.0%) of 16.00 GiB";
+  EXPECT_THAT(RenderDiffText(*d), HasSubstr(line));
+  EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr(EscapeMarkdownCell(line)));
+  EXPECT_THAT(RenderDiffHtml(*d), HasSubstr(EscapeHtml(line)));
+  // Recorded on one side only: said, not compared.
+  next.ranks[0].peak_allocated_bytes = -1;
+  absl::StatusOr<RunDiff> one = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(one.ok());
+  EXPECT_THAT(RenderDiffText(*one),
+              HasSubstr("Peak device memory (allocated): 8.00 GiB -> not recorded of 16.00 GiB"));
+}
+
 TEST(DiffReport, JsonValidatesAgainstTheSchema) {
   for (bool judged : {true, false}) {
     DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, judged ? 10 : 3, kNsPerMs));
@@ -423,6 +462,11 @@ TEST(DiffReport, JsonValidatesAgainstTheSchema) {
     next.findings = {Found("new", kNsPerMs), Found("moved", 3 * kNsPerMs),
                      FoundPerStep("tested", Ms({2, 2.1, 1.9, 2, 2, 2.2}))};
     base.ranks[0].kernels = {{"k|x", 10, 10 * kNsPerMs}};
+    if (judged) {
+      base.ranks[0].peak_allocated_bytes = int64_t{8} << 30;
+      next.ranks[0].peak_allocated_bytes = int64_t{9} << 30;
+      next.ranks[0].device_memory_bytes = int64_t{16} << 30;
+    }
     DiffOptions options;
     options.fail_on_regression_pct = 5;
     absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, options);
