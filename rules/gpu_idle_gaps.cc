@@ -14,6 +14,7 @@
 #include "fmt/format.h"
 #include "rules/idle_findings.h"
 #include "rules/launch_context.h"
+#include "rules/optimizer_advice.h"
 
 namespace tracelint {
 namespace {
@@ -208,6 +209,11 @@ HostCodeShares HostCodeSharesOf(const Timeline& tl, const IdleAttribution& idle,
     TimeNs ns = p.end_ns - p.start_ns;
     total_ns += ns;
     bool in_model = false, compiled = false;
+    // The optimizer's own ops (aten::zero_, aten::add_ per parameter) are no
+    // model code: optimizer_advice.h speaks for them.
+    if (rules_internal::OptimizerPartOf(tl, p.host_slice) != rules_internal::OptimizerPart::kNone) {
+      continue;
+    }
     for (SliceId s = p.host_slice; s != kNoIndex; s = c.parent[s]) {
       std::string_view name = tl.str(c.name[s]);
       if (c.kind[s] == EventKind::kCpuOp && name.starts_with("aten::")) in_model = true;
@@ -335,6 +341,11 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
     f.fix = FixFor(owned, ctx.job_profile(), where);
+    if (ctx.job_profile().is_pytorch() && (owned.cause == IdleCause::kOtherHostWork ||
+                                           owned.cause == IdleCause::kLaunchOverhead)) {
+      rules_internal::AddOptimizerAdvice(
+          rules_internal::OptimizerIdleOf(tl, steps, *idle, owned.cause), f);
+    }
     AddMemoryContext(ctx.memory_usage(), accel, f);
     outcome.findings.push_back(std::move(f));
   }
