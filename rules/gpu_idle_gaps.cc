@@ -1,5 +1,6 @@
 #include "rules/gpu_idle_gaps.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -93,6 +94,51 @@ void AddMemoryContext(const MemoryUsage& memory, std::string_view accel, Finding
                                       device, 100 * allocated),
                           allocated, kMemoryHeadroomMaxShare, "share"});
   }
+}
+
+// Idle that one step holds most of is a periodic stall (a checkpoint, an
+// evaluation, garbage collection, logging every N steps), not a cost of
+// every step, and its fix differs: say so before the cause's own fix. Needs
+// enough steps for "one of them" to mean something.
+constexpr size_t kMinStepsForOneStepStall = 4;
+constexpr double kOneStepStallMinShare = 0.5;
+
+void AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding& f) {
+  const std::vector<TimeNs>& v = summary.step_values_ns;
+  if (!steps.from_markers || v.size() < kMinStepsForOneStepStall || v.size() != steps.steps.size()) {
+    return;
+  }
+  TimeNs total = 0;
+  size_t worst = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    total += v[i];
+    if (v[i] > v[worst]) worst = i;
+  }
+  if (total <= 0) return;
+  const double share = static_cast<double>(v[worst]) / total;
+  if (share < kOneStepStallMinShare) return;
+  std::vector<TimeNs> sorted = v;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const TimeNs median = sorted[sorted.size() / 2];
+  const int64_t number = steps.steps[worst].number;
+  f.evidence.push_back({fmt::format("{:.0f}% of it falls in step {} alone ({}; the median step "
+                                    "has {})",
+                                    100 * share, number, FormatDurationNs(v[worst]),
+                                    FormatDurationNs(median)),
+                        share, kOneStepStallMinShare, "share"});
+  // At the window's edge the profiler's own start or stop is a suspect too.
+  const std::string edge =
+      worst == 0              ? "; it is the trace's first step, where the profiler's start can "
+                                "show up as well"
+      : worst + 1 == v.size() ? "; it is the trace's last step, where the profiler's stop can "
+                                "show up as well"
+                              : "";
+  f.fix = fmt::format(
+      "Most of this idle is in one step (step {}, one of {} steady steps): a stall in that "
+      "step, not a cost of every step. Look for what runs every N steps (checkpoint saving, "
+      "evaluation, logging or metric reads, garbage collection) and make it asynchronous or "
+      "rarer{}. Otherwise: {}",
+      number, v.size(), edge, f.fix);
 }
 
 // The fix for a cause, for the job at hand: TensorFlow and JAX have their
@@ -347,6 +393,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
           rules_internal::OptimizerIdleOf(tl, steps, *idle, owned.cause), f);
     }
     AddMemoryContext(ctx.memory_usage(), accel, f);
+    AddOneStepStall(summary, steps, f);
     outcome.findings.push_back(std::move(f));
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {

@@ -197,6 +197,56 @@ TEST(GpuIdleGapsTest, NoStepMarkersGivesOneWindowAndSaysSo) {
   EXPECT_EQ(f->recoverable_ns_steps.size(), 1u);  // one sample: diff's 20% rule
 }
 
+// `steps` steps of 10 ms of kernels after a 1 ms DataLoader wait, except
+// step `slow` (0-based), whose wait is `slow_ns`.
+Scenario OneSlowLoaderStep(int steps, int slow, TimeNs slow_ns) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 0; k < steps; ++k) {
+    s.BeginStep(k + 1).DataLoaderNext(k == slow ? slow_ns : kNsPerMs);
+    s.OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10, kNsPerMs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  return s;
+}
+
+std::string OneStepEvidence(const Finding& f) {
+  for (const Evidence& e : f.evidence) {
+    if (e.text.find("alone") != std::string::npos) return e.text;
+  }
+  return "";
+}
+
+// Idle one step holds most of (>= 50%, from 4 steps) is a stall of that
+// step: said in the evidence, and first in the fix.
+TEST(GpuIdleGapsTest, IdleInOneStepIsCalledAStallOfThatStep) {
+  GpuIdleGapsRule rule;
+  // 5 ms of 9 ms (56%) in step 3 of 5.
+  Scenario stall = OneSlowLoaderStep(5, 2, 5 * kNsPerMs);
+  rules2_test::ExpectTestdataMatches(stall, "idle_one_step_stall.json");
+  RuleOutcome above = RunRule(rule, stall);
+  const Finding* f = FindCause(above, "data_loader");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(OneStepEvidence(*f),
+            "56% of it falls in step 3 alone (5.000 ms; the median step has 1.000 ms)");
+  EXPECT_THAT(f->fix, ::testing::StartsWith("Most of this idle is in one step (step 3, one of 5 "
+                                            "steady steps)"));
+  EXPECT_THAT(f->fix, Not(HasSubstr("profiler's")));
+  EXPECT_THAT(f->fix, HasSubstr("Otherwise: Load batches in parallel"));
+  // 3 ms of 7 ms (43%): below the line, the cause's own fix alone.
+  RuleOutcome below = RunRule(rule, OneSlowLoaderStep(5, 2, 3 * kNsPerMs));
+  ASSERT_NE(FindCause(below, "data_loader"), nullptr);
+  EXPECT_EQ(OneStepEvidence(*FindCause(below, "data_loader")), "");
+  // Three steps are too few to tell a stall from the steps' spread.
+  RuleOutcome few = RunRule(rule, OneSlowLoaderStep(3, 1, 20 * kNsPerMs));
+  ASSERT_NE(FindCause(few, "data_loader"), nullptr);
+  EXPECT_EQ(OneStepEvidence(*FindCause(few, "data_loader")), "");
+  // The last step: the profiler's stop is a suspect too.
+  RuleOutcome last = RunRule(rule, OneSlowLoaderStep(5, 4, 8 * kNsPerMs));
+  ASSERT_NE(FindCause(last, "data_loader"), nullptr);
+  EXPECT_THAT(FindCause(last, "data_loader")->fix, HasSubstr("the trace's last step"));
+}
+
 // A launch-bound step with `allocated_bytes` resident on an A100 (none
 // recorded when 0), as profile_memory=True records it.
 Scenario LaunchBoundWithMemory(int64_t allocated_bytes) {
