@@ -123,10 +123,10 @@ TEST(BatchFleet, SamplesPerDollarByDeviceTypeHasTheKnownAnswers) {
   ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
   // samples/s = batch x ranks / step; samples/$ = samples/s x 3600 / (price x devices).
   EXPECT_THAT(r.out, HasSubstr("a100-bs64,ok,1,8,10000000,"));
-  EXPECT_THAT(r.out, HasSubstr(",NVIDIA A100-SXM4-80GB,1,1000000,6400,2,11520000\n"));
-  EXPECT_THAT(r.out, HasSubstr(",NVIDIA A100-SXM4-80GB,2,1000000,12800,4,11520000\n"));
-  EXPECT_THAT(r.out, HasSubstr(",NVIDIA H100 80GB HBM3,1,1000000,16000,4,14400000\n"));
-  EXPECT_THAT(r.out, HasSubstr(",NVIDIA H100 80GB HBM3,1,1000000,8000,1.5,19200000\n"));
+  EXPECT_THAT(r.out, HasSubstr(",NVIDIA A100-SXM4-80GB,1,1000000,6400,2,11520000,GPU\n"));
+  EXPECT_THAT(r.out, HasSubstr(",NVIDIA A100-SXM4-80GB,2,1000000,12800,4,11520000,GPU\n"));
+  EXPECT_THAT(r.out, HasSubstr(",NVIDIA H100 80GB HBM3,1,1000000,16000,4,14400000,GPU\n"));
+  EXPECT_THAT(r.out, HasSubstr(",NVIDIA H100 80GB HBM3,1,1000000,8000,1.5,19200000,GPU\n"));
 
   args.format = "json";
   args.group_by = "device";

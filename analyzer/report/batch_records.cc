@@ -81,6 +81,13 @@ class Fields {
     if (o_[key].get_string().get(v) != simdjson::SUCCESS) Fail(key);
     return std::string(v);
   }
+  // A field later versions added: absent reads as `fallback`; present, it
+  // must be a string.
+  std::string StrOr(std::string_view key, std::string_view fallback) {
+    simdjson::dom::element e;
+    if (o_[key].get(e) != simdjson::SUCCESS) return std::string(fallback);
+    return Str(key);
+  }
   std::vector<object> Objects(std::string_view key) {
     std::vector<object> out;
     simdjson::dom::array a;
@@ -157,6 +164,7 @@ absl::Status ReadRun(Fields& f, BatchRecord& rec) {
   r.top_ns_per_step = f.Int("top_ns_per_step");
   r.top_share = f.Dbl("top_share");
   r.device = f.Str("device");
+  r.accelerator = f.StrOr("accelerator", "GPU");  // shards from before the field
   r.devices = static_cast<int>(f.Int("devices"));
   r.start_ns = f.Int("start_ns");
   rec.warnings = f.Strings("warnings");
@@ -216,6 +224,7 @@ std::string RunRecord(const BatchShardInfo& info, const BatchRecord& rec) {
       .Int("top_ns_per_step", r.top_ns_per_step)
       .Dbl("top_share", r.top_share)
       .Str("device", r.device)
+      .Str("accelerator", r.accelerator)
       .Int("devices", r.devices)
       .Int("start_ns", r.start_ns);
   std::string warnings = "[";

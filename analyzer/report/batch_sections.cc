@@ -43,7 +43,8 @@ std::string GroupTitle(const BatchTable& t) {
 }
 
 std::vector<std::string> GroupHeaders(const BatchTable& t, std::vector<bool>& numeric) {
-  std::vector<std::string> h = {"group", "runs", "analysed", "median step ms", "median GPU util"};
+  std::vector<std::string> h = {"group", "runs", "analysed", "median step ms",
+                                "median " + UtilizationHeader(t.rows)};
   numeric = {false, true, true, true, true};
   if (t.throughput) {
     h.push_back("median samples/s");

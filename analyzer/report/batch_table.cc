@@ -5,6 +5,7 @@
 
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/report/batch_sections.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report_data.h"
@@ -28,7 +29,8 @@ struct Column {
 
 std::vector<Column> Columns(const BatchTable& t) {
   std::vector<Column> cols = {{"run", false},     {"status", false},      {"ranks", true},
-                              {"steps", true},    {"mean step ms", true}, {"GPU util", true},
+                              {"steps", true},    {"mean step ms", true},
+                              {UtilizationHeader(t.rows), true},
                               {"findings", true}, {"recoverable", true}};
   if (t.throughput) cols.push_back({"samples/s", true});
   if (t.prices) {
@@ -136,15 +138,15 @@ std::string Csv(const BatchTable& t) {
   std::string out =
       "run,status,ranks,steps,mean_step_ns,gpu_utilization,findings,recoverable_ns_per_step,"
       "recoverable_share,top_finding,top_ns_per_step,top_share,error,device,devices,start_ns,"
-      "samples_per_s,price_per_hour,samples_per_dollar\n";
+      "samples_per_s,price_per_hour,samples_per_dollar,accelerator\n";
   for (const BatchRow& r : t.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        CsvField(r.run), BatchStatusName(r.status), r.ranks, r.steps, r.mean_step_ns,
                        Optional(r.gpu_utilization), r.findings, r.recoverable_ns_per_step,
                        r.recoverable_share, CsvField(r.top_finding), r.top_ns_per_step, r.top_share,
                        CsvField(r.error), CsvField(r.device), r.devices, r.start_ns,
                        Optional(r.samples_per_s), Optional(r.price_per_hour),
-                       Optional(r.samples_per_dollar));
+                       Optional(r.samples_per_dollar), CsvField(r.accelerator));
   }
   return out;
 }
@@ -171,6 +173,7 @@ std::string Json(const BatchTable& t) {
     w.Key("top_ns_per_step").Int(r.top_ns_per_step);
     w.Key("top_share").Double(r.top_share);
     w.Key("device").String(r.device);
+    w.Key("accelerator").String(r.accelerator);
     w.Key("devices").Int(r.devices);
     w.Key("start_ns").Int(r.start_ns);
     w.Key("samples_per_s").OptionalDouble(r.samples_per_s);
@@ -200,10 +203,26 @@ std::string_view BatchStatusName(BatchStatus status) {
   return "error";
 }
 
+std::string UtilizationHeader(const std::vector<BatchRow>& rows) {
+  std::string accelerator;
+  for (const BatchRow& r : rows) {
+    if (!Analysed(r)) continue;
+    if (accelerator.empty()) {
+      accelerator = r.accelerator;
+    } else if (accelerator != r.accelerator) {
+      return "util";
+    }
+  }
+  return fmt::format("{} util", accelerator.empty() ? "GPU" : accelerator);
+}
+
 BatchRow SummarizeRunForBatch(const ReportInput& input) {
   BatchRow row;
   row.run = input.input_path;
   row.ranks = static_cast<int>(input.ranks.size());
+  if (!input.ranks.empty()) {
+    row.accelerator = std::string(AcceleratorName(input.ranks.front()->metadata()));
+  }
   double util_sum = 0;
   int util_n = 0;
   std::string first_named_device;

@@ -63,6 +63,9 @@ struct BatchRow {
   // The device type: the name of the first device with activity (first
   // rank first), else the first device the metadata names; "" unknown.
   std::string device;
+  // What the run's devices are called ("GPU", "TPU", "MTIA"; the first
+  // rank's), for the utilization column's header.
+  std::string accelerator = "GPU";
   // Devices the run used: per rank, its devices with activity (at least
   // one), summed over ranks. A run's price is this times the device price.
   int devices = 0;
@@ -125,6 +128,10 @@ struct BatchTable {
   double trend_threshold = 0;  // fraction: changes smaller than this are not shown
   std::vector<BatchTrendEntry> trend_entries;
 };
+
+// "GPU util" when every analysed row is a GPU run ("TPU util" for TPUs),
+// "util" over a mix: the utilization column's header.
+std::string UtilizationHeader(const std::vector<BatchRow>& rows);
 
 // The row of an analysed run (status kOk; the caller sets damage).
 BatchRow SummarizeRunForBatch(const ReportInput& input);

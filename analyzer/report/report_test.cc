@@ -8,8 +8,10 @@
 
 #include "analyzer/analysis/metrics_test_trace.h"
 #include "analyzer/analysis/step_metrics.h"
+#include "analyzer/report/batch_table.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/schema_check.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
 
@@ -219,6 +221,26 @@ TEST_F(ReportTest, JsonValidatesAgainstTheSchema) {
   std::filesystem::remove(report);
   if (check == testing::SchemaCheck::kSkipped) GTEST_SKIP() << why;
   EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+}
+
+// The batch table's utilization column is named for the runs' devices.
+TEST(BatchTable, UtilizationHeaderNamesTheDevice) {
+  BatchRow gpu;
+  gpu.run = "gpu-run";
+  BatchRow tpu;
+  tpu.run = "tpu-run";
+  tpu.accelerator = "TPU";
+  tpu.gpu_utilization = 0.5;
+  BatchRow broken;  // not analysed: its device says nothing
+  broken.run = "broken";
+  broken.status = BatchStatus::kError;
+  broken.accelerator = "MTIA";
+  EXPECT_EQ(UtilizationHeader({gpu}), "GPU util");
+  EXPECT_EQ(UtilizationHeader({tpu, broken}), "TPU util");
+  EXPECT_EQ(UtilizationHeader({gpu, tpu}), "util");
+  EXPECT_EQ(UtilizationHeader({broken}), "GPU util");
+  EXPECT_THAT(RenderBatch(std::vector<BatchRow>{tpu}, "text"), ::testing::HasSubstr("TPU util"));
+  EXPECT_THAT(RenderBatch(std::vector<BatchRow>{tpu}, "csv"), ::testing::HasSubstr(",TPU\n"));
 }
 
 }  // namespace
