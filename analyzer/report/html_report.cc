@@ -79,7 +79,10 @@ void Header(std::string& out, const ReportInput& in) {
       for (const DeviceInfo& d : in.ranks[i]->metadata().devices) {
         if (!devices.empty()) devices += "<br>";
         if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
-        devices += fmt::format("{} {} {}", accelerator, d.id, E(d.name.empty() ? "(unnamed)" : d.name));
+        // "GPU 0: NVIDIA H100 80GB HBM3, 79.2 GiB", "TPU 0: TPU v5 lite".
+        devices += fmt::format("{}: {}", E(DeviceLabel(d.id, accelerator)),
+                               E(d.name.empty() ? "(unnamed)" : d.name));
+        if (d.total_memory_bytes > 0) devices += ", " + E(MemoryBytes(d.total_memory_bytes));
       }
     }
     row("Devices", devices.empty() ? "no device properties in the trace" : devices);
