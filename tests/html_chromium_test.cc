@@ -101,6 +101,9 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
   r.breakdown_rects=document.querySelectorAll('#breakdown-0 rect').length;
   r.utilization=box('#utilization');
   r.timeline=box('#timeline');
+  r.memory_r0=box('#memory-0-r0');
+  r.memory_r1=box('#memory-0-r1');
+  r.memory_lines=document.querySelectorAll('svg[id^="memory-"] polyline').length;
   r.timeline_rects=document.querySelectorAll('#timeline rect').length;
   r.kernels_rows=document.querySelectorAll('table.kernels tr').length;
   r.shift=box('#shift');
@@ -280,6 +283,44 @@ TEST(HtmlChromium, CorpusAnalyzePageWithBaselineHoldsTheComparison) {
   std::string_view text = r["text"].get_string();
   EXPECT_NE(text.find("Against the baseline"), std::string_view::npos);
   EXPECT_NE(text.find("beyond noise"), std::string_view::npos);
+}
+
+// A rank of a two-rank job whose allocator was recorded (profile_memory):
+// 2 GB of weights, 500 MB of activations in each step.
+testing::Scenario MemoryRank(int rank) {
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100()).Distributed(rank, 2);
+  s.Allocate(int64_t{2000} << 20).Idle(kNsPerMs);
+  for (int k = 0; k < 4; ++k) {
+    s.BeginStep(k + 1).DataLoaderNext((4 + rank) * kNsPerMs).Allocate(int64_t{500} << 20);
+    s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 2 * kNsPerMs).End();
+    s.Allocate(-(int64_t{500} << 20)).Sync().EndStep();
+  }
+  return s;
+}
+
+// Every rank gets its charts, device memory included, and no id is used
+// twice on the page (the charts' ids carry the rank).
+TEST(HtmlChromium, TwoRanksWithDeviceMemoryKeepTheirIdsApart) {
+  REQUIRE_CHROMIUM(chromium);
+  auto a = report_fixture::Analyse({MemoryRank(0), MemoryRank(1)}, "memory_two_ranks");
+  ASSERT_EQ(a->input.ranks.size(), 2u);
+  std::string json = RenderAndCheck(*chromium, RenderHtmlReport(a->input), "memory_two_ranks");
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << simdjson::minify(r["errors"]);
+  EXPECT_EQ(r["duplicate_ids"].get_array().size(), 0u) << simdjson::minify(r["duplicate_ids"]);
+  for (const char* box : {"memory_r0", "memory_r1"}) {
+    simdjson::dom::array wh = r[box].get_array();
+    EXPECT_GT(wh.at(0).get_int64().value(), 100) << box;
+    EXPECT_GT(wh.at(1).get_int64().value(), 20) << box;
+  }
+  EXPECT_EQ(r["memory_lines"].get_int64().value(), 4);  // allocated and reserved, per rank
+  std::string_view text = r["text"].get_string();
+  EXPECT_NE(text.find("GPU 0: peak allocated 2.44 GiB (6.2% of 39.41 GiB)"),
+            std::string_view::npos);
 }
 
 TEST(HtmlChromium, HostileNamesRenderAsText) {

@@ -59,6 +59,39 @@ void CountReleases(const Timeline& tl, const StepSet& steady, int64_t* calls, Ti
   }
 }
 
+// The device's curve from its samples (time order; allocated and reserved
+// totals interleaved, -1 where a sample carries only the other).
+struct Sample {
+  TimeNs ts_ns;
+  int64_t allocated;
+  int64_t reserved;
+};
+
+void BuildCurve(const std::vector<Sample>& samples, DeviceMemoryUsage& m) {
+  if (samples.empty()) return;
+  const TimeNs t0 = samples.front().ts_ns;
+  const TimeNs t1 = samples.back().ts_ns;
+  m.curve_end_ns = t1;
+  const TimeNs span = std::max<TimeNs>(1, t1 - t0 + 1);
+  const size_t n = static_cast<size_t>(std::min<TimeNs>(span, kMemoryCurvePoints));
+  m.curve.assign(n, {});
+  int64_t allocated = 0, reserved = 0;
+  size_t next = 0;
+  for (size_t b = 0; b < n; ++b) {
+    MemoryCurvePoint& p = m.curve[b];
+    p.ts_ns = t0 + static_cast<TimeNs>(static_cast<__int128>(span) * b / n);
+    const TimeNs end = t0 + static_cast<TimeNs>(static_cast<__int128>(span) * (b + 1) / n);
+    p.allocated_bytes = allocated;
+    p.reserved_bytes = reserved;
+    for (; next < samples.size() && samples[next].ts_ns < end; ++next) {
+      if (samples[next].allocated >= 0) allocated = samples[next].allocated;
+      if (samples[next].reserved >= 0) reserved = samples[next].reserved;
+      p.allocated_bytes = std::max(p.allocated_bytes, allocated);
+      p.reserved_bytes = std::max(p.reserved_bytes, reserved);
+    }
+  }
+}
+
 }  // namespace
 
 MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const StepSet& steady) {
@@ -71,6 +104,7 @@ MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const S
   std::optional<StringId> reserved_id = tl.strings().Find("Total Reserved");
   if (!allocated_id && !reserved_id) return {};
   std::map<int, DeviceMemoryUsage> by_device;
+  std::map<int, std::vector<Sample>> samples_of;
   for (const CounterSample& c : counters) {
     // Host allocations (device -1) cost no device memory.
     if (c.device < 0 || !(c.value >= 0) || c.value > 9.0e18) continue;
@@ -80,6 +114,7 @@ MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const S
     DeviceMemoryUsage& m = by_device[c.device];
     m.device = c.device;
     const int64_t bytes = static_cast<int64_t>(c.value);
+    samples_of[c.device].push_back({c.ts_ns, allocated ? bytes : -1, allocated ? -1 : bytes});
     if (allocated) {
       ++m.samples;
       if (bytes > m.peak_allocated_bytes) {
@@ -102,6 +137,7 @@ MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const S
   for (auto& [device, m] : by_device) {
     m.release_calls = release_calls;
     m.release_ns = release_ns;
+    BuildCurve(samples_of[device], m);
     if (m.samples == 0) continue;  // reserved totals alone say too little
     for (const DeviceInfo& d : tl.metadata().devices) {
       if (d.id == device && d.total_memory_bytes > 0) m.total_memory_bytes = d.total_memory_bytes;

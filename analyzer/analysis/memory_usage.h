@@ -38,6 +38,15 @@ enum class MemoryState : uint8_t {
 };
 std::string_view MemoryStateName(MemoryState s);  // "headroom", "pressure", ...
 
+// One point of the memory curve: the largest totals of a slice of time.
+struct MemoryCurvePoint {
+  TimeNs ts_ns = 0;  // the slice's start
+  int64_t allocated_bytes = 0;
+  int64_t reserved_bytes = 0;
+};
+// Slices of the window the curve is cut into: enough for a page-wide chart.
+inline constexpr size_t kMemoryCurvePoints = 400;
+
 struct DeviceMemoryUsage {
   int device = -1;
   int64_t samples = 0;  // allocator events on this device
@@ -60,6 +69,11 @@ struct DeviceMemoryUsage {
   // Counted per rank, so every device of the rank carries the same figures.
   int64_t release_calls = 0;
   TimeNs release_ns = 0;
+  // The totals over the window (the TensorBoard plugin's memory curve), at
+  // most kMemoryCurvePoints points, each slice's maximum so no peak is lost;
+  // between events a total stays what the last event said.
+  std::vector<MemoryCurvePoint> curve;
+  TimeNs curve_end_ns = 0;  // the last event's time
 };
 
 struct MemoryUsage {

@@ -1,5 +1,7 @@
 #include "analyzer/analysis/memory_usage.h"
 
+#include <algorithm>
+
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/testing/scenario.h"
@@ -64,6 +66,34 @@ TEST(MemoryUsage, PeaksAreTheAllocatorTotalsAndTheirStep) {
   EXPECT_EQ(d.state, MemoryState::kHeadroom);
   EXPECT_EQ(m.Fullest(), &m.devices[0]);
   EXPECT_EQ(DescribeMemory(d), "peak allocated 3.91 GiB (9.9% of 39.41 GiB), reserved 3.91 GiB (9.9%)");
+}
+
+// The curve the HTML report draws: at most kMemoryCurvePoints slices of
+// the window, each holding its largest totals, so a short peak survives and
+// a total holds between events.
+TEST(MemoryUsage, CurveKeepsThePeakAndHoldsBetweenEvents) {
+  const int64_t weights = 3000 * kMiB;
+  const int64_t activations = 1000 * kMiB;
+  DeviceMemoryUsage d = UsageOf(Training(weights, activations)).devices[0];
+  ASSERT_FALSE(d.curve.empty());
+  EXPECT_LE(d.curve.size(), kMemoryCurvePoints);
+  int64_t top = 0;
+  for (const MemoryCurvePoint& p : d.curve) {
+    top = std::max(top, p.allocated_bytes);
+    // Never below the weights once they are allocated (the first event).
+    EXPECT_GE(p.allocated_bytes, weights);
+    EXPECT_GE(p.reserved_bytes, p.allocated_bytes);
+  }
+  EXPECT_EQ(top, d.peak_allocated_bytes);
+  for (size_t i = 1; i < d.curve.size(); ++i) EXPECT_GT(d.curve[i].ts_ns, d.curve[i - 1].ts_ns);
+  EXPECT_LT(d.curve.back().ts_ns, d.curve_end_ns + 1);
+  // Between steps the activations are freed: the curve comes back down.
+  size_t peaks = 0, troughs_after_peak = 0;
+  for (const MemoryCurvePoint& p : d.curve) {
+    if (p.allocated_bytes == weights + activations) ++peaks;
+    if (peaks > 0 && p.allocated_bytes == weights) ++troughs_after_peak;
+  }
+  EXPECT_GT(troughs_after_peak, 0u);
 }
 
 // domain.md: headroom below 25% of the device, pressure from 90% reserved.

@@ -189,7 +189,7 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
 }
 
 std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
-                               std::string_view accelerator) {
+                               std::string_view accelerator, std::string_view id_suffix) {
   int device = device_pos < m.summary.size() ? m.summary[device_pos].device : -1;
   std::vector<BreakdownBar> bars;
   for (const StepRow& row : m.steps) {
@@ -201,17 +201,18 @@ std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
     }
     bars.push_back(bar);
   }
-  return BreakdownBarChart(fmt::format("breakdown-{}", device_pos),
+  return BreakdownBarChart(fmt::format("breakdown-{}{}", device_pos, id_suffix),
                            fmt::format("step breakdown per step, {}", DeviceLabel(device, accelerator)),
                            bars);
 }
 
-std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator) {
+std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator,
+                             std::string_view id_suffix) {
   if (m.steps.empty() || m.summary.empty()) return "";
   const double height = 200;
   const double plot_h = height - kTop - kBottom;
   const double plot_w = kWidth - kLeft - kRight;
-  std::string out = OpenSvg("utilization", height,
+  std::string out = OpenSvg(fmt::format("utilization{}", id_suffix), height,
                             fmt::format("{} utilization per step and device", accelerator));
   out += YAxis(plot_h, {"0%", "50%", "100%"});
   const std::vector<int64_t> numbers = StepNumbers(m);
@@ -253,6 +254,73 @@ std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator)
                        kLeft + 8 + 80 * dpos, kTop - 4, color, DeviceLabel(device, accelerator));
   }
   out += StepLabels(numbers, slots, plot_w, height - 12);
+  return out + "</svg>\n";
+}
+
+std::string MemoryChart(const DeviceMemoryUsage& m, std::string_view accelerator,
+                        std::string_view id_suffix) {
+  if (m.curve.empty()) return "";
+  const double height = 180;
+  const double plot_h = height - kTop - kBottom;
+  const double plot_w = kWidth - kLeft - kRight;
+  int64_t top = std::max(m.peak_allocated_bytes, m.peak_reserved_bytes);
+  // The device's memory is drawn when the curves reach a quarter of it;
+  // below that it would flatten them to the floor.
+  const bool show_total = m.total_memory_bytes > 0 && top * 4 >= m.total_memory_bytes;
+  if (show_total) top = std::max(top, m.total_memory_bytes);
+  if (top <= 0) return "";
+  const double max_bytes = top * 1.05;
+  const std::string device = DeviceLabel(m.device, accelerator);
+  std::string out = OpenSvg(fmt::format("memory-{}{}", m.device, id_suffix), height,
+                            fmt::format("device memory over the trace, {}", device));
+  out += YAxis(plot_h, {"0", MemoryBytes(static_cast<int64_t>(max_bytes / 2)),
+                        MemoryBytes(static_cast<int64_t>(max_bytes))});
+  const TimeNs t0 = m.curve.front().ts_ns;
+  const TimeNs span = std::max<TimeNs>(1, m.curve_end_ns - t0);
+  auto x_of = [&](TimeNs ts) {
+    return kLeft + plot_w * std::clamp(static_cast<double>(ts - t0) / span, 0.0, 1.0);
+  };
+  auto y_of = [&](int64_t bytes) { return kTop + plot_h * (1 - bytes / max_bytes); };
+  auto line = [&](int64_t MemoryCurvePoint::*field, std::string_view color,
+                  std::string_view name) {
+    // A step line: each slice's value holds until the next slice starts;
+    // slices of one value are one segment, so a flat curve costs little.
+    std::string points;
+    for (size_t i = 0; i < m.curve.size(); ++i) {
+      const int64_t v = m.curve[i].*field;
+      if (i > 0 && m.curve[i - 1].*field == v) continue;
+      const double y = y_of(v);
+      if (i > 0) points += fmt::format("{:.1f},{:.1f} ", x_of(m.curve[i].ts_ns), y_of(m.curve[i - 1].*field));
+      points += fmt::format("{:.1f},{:.1f} ", x_of(m.curve[i].ts_ns), y);
+    }
+    points += fmt::format("{:.1f},{:.1f}", x_of(m.curve_end_ns), y_of(m.curve.back().*field));
+    return fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
+                       "points=\"{}\"><title>{}: {} at the peak</title></polyline>\n",
+                       color, points, name,
+                       MemoryBytes(name == "allocated" ? m.peak_allocated_bytes
+                                                       : m.peak_reserved_bytes));
+  };
+  if (m.peak_reserved_bytes > 0) {
+    out += line(&MemoryCurvePoint::reserved_bytes, kLineColors[1], "reserved");
+  }
+  out += line(&MemoryCurvePoint::allocated_bytes, kLineColors[0], "allocated");
+  if (show_total) {
+    const double y = y_of(m.total_memory_bytes);
+    out += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#4a5263\" "
+                       "stroke-dasharray=\"4 3\"><title>{} memory: {}</title></line>\n",
+                       kLeft, kLeft + plot_w, y, y, EscapeHtml(device),
+                       MemoryBytes(m.total_memory_bytes));
+  }
+  // style= rather than fill=: the axis class's fill would win over it.
+  out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" style=\"fill:{}\">&#9632; allocated</text>"
+                     "<text class=\"axis\" x=\"{}\" y=\"{}\" style=\"fill:{}\">&#9632; reserved</text>\n",
+                     kLeft + 8, kTop - 4, kLineColors[0], kLeft + 100, kTop - 4, kLineColors[1]);
+  out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"start\">+0</text>"
+                     "<text class=\"axis\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">time from "
+                     "the first allocator event</text>"
+                     "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">+{}</text>\n",
+                     kLeft, height - 12, kLeft + plot_w / 2, height - 12, kLeft + plot_w,
+                     height - 12, FormatDurationNs(span));
   return out + "</svg>\n";
 }
 

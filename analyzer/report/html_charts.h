@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/report/report.h"
 
@@ -56,12 +57,14 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
 
 // Stacked bars of the step breakdown of summary device `device_pos`, one bar
 // per analysed step; outlier steps get a red marker. Empty without steps.
+// `id_suffix` keeps the ids of several ranks' charts apart ("-r1").
 std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
-                               std::string_view accelerator);
+                               std::string_view accelerator, std::string_view id_suffix = "");
 
 // GPU (TPU, ...) utilization per step, one line per device. Empty without
 // steps.
-std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator);
+std::string UtilizationChart(const StepMetrics& m, std::string_view accelerator,
+                             std::string_view id_suffix = "");
 
 // For several ranks: per rank, the mean step, GPU idle, communication and
 // communication wait per step, side by side. Empty for one rank.
@@ -69,6 +72,12 @@ std::string RankChart(const ReportInput& in);
 
 // The legend of the breakdown categories (HTML).
 std::string CategoryLegend();
+
+// The allocator's totals on one device over the window (memory_usage.h):
+// allocated and reserved as step lines, the device's memory as a dashed
+// line when it is within reach of the curves. Empty without a curve.
+std::string MemoryChart(const DeviceMemoryUsage& m, std::string_view accelerator,
+                        std::string_view id_suffix = "");
 
 }  // namespace tracelint::html
 

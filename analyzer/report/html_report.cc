@@ -241,7 +241,8 @@ size_t BusiestDevice(const StepMetrics& m) {
 }
 
 // The allocator's peaks and what they mean (memory_usage.h).
-void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accelerator) {
+void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+                  std::string_view id_suffix) {
   const MemoryUsage& memory = ctx.memory_usage();
   if (!memory.recorded()) return;
   out += "<h3>Device memory (the allocator's peaks in the trace window)</h3>\n<ul>";
@@ -254,6 +255,12 @@ void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accel
     out += "</li>";
   }
   out += "</ul>\n";
+  // One chart per device, for the first few: a node of eight GPUs repeats
+  // one shape, and the list above names them all.
+  constexpr size_t kMaxMemoryCharts = 4;
+  for (size_t i = 0; i < memory.devices.size() && i < kMaxMemoryCharts; ++i) {
+    out += html::MemoryChart(memory.devices[i], accelerator, id_suffix);
+  }
 }
 
 void RankSection(std::string& out, const ReportInput& in, size_t i) {
@@ -264,11 +271,14 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   for (const std::string& note : in.contexts[i]->steps().notes) {
     out += "<p class=\"note\">" + E(note) + "</p>\n";
   }
+  const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+  // Every rank has these charts: their ids carry the rank's position.
+  const std::string ids = in.ranks.size() > 1 ? fmt::format("-r{}", i) : "";
   if (m.summary.empty() || m.step_count == 0) {
     out += "<p class=\"note\">No analysed steps.</p>\n";
+    DeviceMemory(out, *in.contexts[i], accelerator, ids);  // the window's memory still holds
     return;
   }
-  const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
   MetricsTable(out, m, accelerator);
   if (m.steps.size() > html::kMaxChartSlots) {
     out += fmt::format("<p class=\"note\">{} steps: each bar and point below is the mean of "
@@ -280,11 +290,11 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   size_t device_pos = BusiestDevice(m);
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device, accelerator));
-  out += html::StepBreakdownChart(m, device_pos, accelerator);
+  out += html::StepBreakdownChart(m, device_pos, accelerator, ids);
   out += html::CategoryLegend();
   out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);
-  out += html::UtilizationChart(m, accelerator);
-  DeviceMemory(out, *in.contexts[i], accelerator);
+  out += html::UtilizationChart(m, accelerator, ids);
+  DeviceMemory(out, *in.contexts[i], accelerator, ids);
   TopTables(out, m, in.options.top_n, accelerator);
 }
 

@@ -75,6 +75,10 @@ TEST(MemoryReport, EveryFormatShowsTheAllocatorPeaks) {
   EXPECT_THAT(html, HasSubstr("<h3>Device memory (the allocator's peaks in the trace "
                               "window)</h3>"));
   EXPECT_THAT(html, HasSubstr("GPU 0: peak allocated 2.44 GiB"));
+  // The curve: allocated and reserved as lines (one rank: ids without a rank).
+  EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"memory-0\""));
+  EXPECT_EQ(report_fixture::Count(html, "<title>allocated: 2.44 GiB at the peak</title>"), 1u);
+  EXPECT_EQ(report_fixture::Count(html, "<title>reserved: 2.44 GiB at the peak</title>"), 1u);
 }
 
 TEST(MemoryReport, NothingWithoutAllocatorEvents) {
