@@ -59,38 +59,53 @@ void CountReleases(const Timeline& tl, const StepSet& steady, int64_t* calls, Ti
   }
 }
 
-// The device's curve from its samples (time order; allocated and reserved
-// totals interleaved, -1 where a sample carries only the other).
-struct Sample {
-  TimeNs ts_ns;
-  int64_t allocated;
-  int64_t reserved;
-};
+// Builds one device's curve from its samples as they stream past in time
+// order, holding only the curve: a trace of millions of allocator events
+// costs no copy of them.
+class CurveBuilder {
+ public:
+  CurveBuilder(TimeNs first_ns, TimeNs last_ns, DeviceMemoryUsage& m)
+      : t0_(first_ns), span_(std::max<TimeNs>(1, last_ns - first_ns + 1)), m_(m) {
+    m.curve_end_ns = last_ns;
+    m.curve.assign(static_cast<size_t>(std::min<TimeNs>(span_, kMemoryCurvePoints)), {});
+    for (size_t b = 0; b < m.curve.size(); ++b) m.curve[b].ts_ns = SliceStart(b);
+  }
+  void Add(TimeNs ts_ns, int64_t allocated, int64_t reserved) {
+    const size_t b = SliceOf(ts_ns);
+    OpenThrough(b);
+    if (allocated >= 0) allocated_ = allocated;
+    if (reserved >= 0) reserved_ = reserved;
+    MemoryCurvePoint& p = m_.curve[b];
+    p.allocated_bytes = std::max(p.allocated_bytes, allocated_);
+    p.reserved_bytes = std::max(p.reserved_bytes, reserved_);
+  }
+  void Finish() {
+    if (!m_.curve.empty()) OpenThrough(m_.curve.size() - 1);
+  }
 
-void BuildCurve(const std::vector<Sample>& samples, DeviceMemoryUsage& m) {
-  if (samples.empty()) return;
-  const TimeNs t0 = samples.front().ts_ns;
-  const TimeNs t1 = samples.back().ts_ns;
-  m.curve_end_ns = t1;
-  const TimeNs span = std::max<TimeNs>(1, t1 - t0 + 1);
-  const size_t n = static_cast<size_t>(std::min<TimeNs>(span, kMemoryCurvePoints));
-  m.curve.assign(n, {});
-  int64_t allocated = 0, reserved = 0;
-  size_t next = 0;
-  for (size_t b = 0; b < n; ++b) {
-    MemoryCurvePoint& p = m.curve[b];
-    p.ts_ns = t0 + static_cast<TimeNs>(static_cast<__int128>(span) * b / n);
-    const TimeNs end = t0 + static_cast<TimeNs>(static_cast<__int128>(span) * (b + 1) / n);
-    p.allocated_bytes = allocated;
-    p.reserved_bytes = reserved;
-    for (; next < samples.size() && samples[next].ts_ns < end; ++next) {
-      if (samples[next].allocated >= 0) allocated = samples[next].allocated;
-      if (samples[next].reserved >= 0) reserved = samples[next].reserved;
-      p.allocated_bytes = std::max(p.allocated_bytes, allocated);
-      p.reserved_bytes = std::max(p.reserved_bytes, reserved);
+ private:
+  TimeNs SliceStart(size_t b) const {
+    return t0_ + static_cast<TimeNs>(static_cast<__int128>(span_) * b / m_.curve.size());
+  }
+  size_t SliceOf(TimeNs ts_ns) const {
+    const TimeNs d = std::clamp<TimeNs>(ts_ns - t0_, 0, span_ - 1);
+    return static_cast<size_t>(static_cast<__int128>(d) * m_.curve.size() / span_);
+  }
+  // Slices up to b start from the totals the last event left (a slice no
+  // event reaches keeps them).
+  void OpenThrough(size_t b) {
+    for (; opened_ <= b; ++opened_) {
+      m_.curve[opened_].allocated_bytes = allocated_;
+      m_.curve[opened_].reserved_bytes = reserved_;
     }
   }
-}
+  TimeNs t0_;
+  TimeNs span_;
+  DeviceMemoryUsage& m_;
+  int64_t allocated_ = 0;
+  int64_t reserved_ = 0;
+  size_t opened_ = 0;  // slices below this one have been opened
+};
 
 }  // namespace
 
@@ -103,18 +118,25 @@ MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const S
   std::optional<StringId> allocated_id = tl.strings().Find("Total Allocated");
   std::optional<StringId> reserved_id = tl.strings().Find("Total Reserved");
   if (!allocated_id && !reserved_id) return {};
-  std::map<int, DeviceMemoryUsage> by_device;
-  std::map<int, std::vector<Sample>> samples_of;
-  for (const CounterSample& c : counters) {
+  // An allocator total on a device: {is the allocated total, bytes}.
+  auto sample_of = [&](const CounterSample& c) -> std::optional<std::pair<bool, int64_t>> {
     // Host allocations (device -1) cost no device memory.
-    if (c.device < 0 || !(c.value >= 0) || c.value > 9.0e18) continue;
+    if (c.device < 0 || !(c.value >= 0) || c.value > 9.0e18) return std::nullopt;
     const bool allocated = allocated_id && c.name == *allocated_id;
     const bool reserved = reserved_id && c.name == *reserved_id;
-    if (!allocated && !reserved) continue;
+    if (!allocated && !reserved) return std::nullopt;
+    return std::make_pair(allocated, static_cast<int64_t>(c.value));
+  };
+  std::map<int, DeviceMemoryUsage> by_device;
+  std::map<int, std::pair<TimeNs, TimeNs>> window_of;  // first and last sample
+  for (const CounterSample& c : counters) {
+    std::optional<std::pair<bool, int64_t>> sample = sample_of(c);
+    if (!sample) continue;
+    const auto [allocated, bytes] = *sample;
     DeviceMemoryUsage& m = by_device[c.device];
     m.device = c.device;
-    const int64_t bytes = static_cast<int64_t>(c.value);
-    samples_of[c.device].push_back({c.ts_ns, allocated ? bytes : -1, allocated ? -1 : bytes});
+    auto [w, fresh] = window_of.try_emplace(c.device, c.ts_ns, c.ts_ns);
+    if (!fresh) w->second.second = std::max(w->second.second, c.ts_ns);
     if (allocated) {
       ++m.samples;
       if (bytes > m.peak_allocated_bytes) {
@@ -133,11 +155,22 @@ MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const S
   int64_t release_calls = 0;
   TimeNs release_ns = 0;
   CountReleases(tl, steady, &release_calls, &release_ns);
+  // Second pass: the curves, one builder per device.
+  std::map<int, CurveBuilder> curves;
+  for (const auto& [device, w] : window_of) {
+    curves.try_emplace(device, w.first, w.second, by_device[device]);
+  }
+  for (const CounterSample& c : counters) {
+    if (std::optional<std::pair<bool, int64_t>> sample = sample_of(c)) {
+      const auto [allocated, bytes] = *sample;
+      curves.at(c.device).Add(c.ts_ns, allocated ? bytes : -1, allocated ? -1 : bytes);
+    }
+  }
+  for (auto& [device, builder] : curves) builder.Finish();
   MemoryUsage out;
   for (auto& [device, m] : by_device) {
     m.release_calls = release_calls;
     m.release_ns = release_ns;
-    BuildCurve(samples_of[device], m);
     if (m.samples == 0) continue;  // reserved totals alone say too little
     for (const DeviceInfo& d : tl.metadata().devices) {
       if (d.id == device && d.total_memory_bytes > 0) m.total_memory_bytes = d.total_memory_bytes;
