@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <map>
 
 #include "fmt/format.h"
@@ -65,7 +66,7 @@ void CountReleases(const Timeline& tl, const StepSet& steady, int64_t* calls, Ti
 class CurveBuilder {
  public:
   CurveBuilder(TimeNs first_ns, TimeNs last_ns, DeviceMemoryUsage& m)
-      : t0_(first_ns), span_(std::max<TimeNs>(1, last_ns - first_ns + 1)), m_(m) {
+      : t0_(first_ns), span_(SpanNs(first_ns, last_ns)), m_(m) {
     m.curve_end_ns = last_ns;
     m.curve.assign(static_cast<size_t>(std::min<TimeNs>(span_, kMemoryCurvePoints)), {});
     for (size_t b = 0; b < m.curve.size(); ++b) m.curve[b].ts_ns = SliceStart(b);
@@ -84,11 +85,17 @@ class CurveBuilder {
   }
 
  private:
+  // last - first + 1, computed wide: hostile timestamps must not overflow.
+  static TimeNs SpanNs(TimeNs first_ns, TimeNs last_ns) {
+    const __int128 span = static_cast<__int128>(last_ns) - first_ns + 1;
+    return static_cast<TimeNs>(
+        std::clamp<__int128>(span, 1, std::numeric_limits<TimeNs>::max()));
+  }
   TimeNs SliceStart(size_t b) const {
     return t0_ + static_cast<TimeNs>(static_cast<__int128>(span_) * b / m_.curve.size());
   }
   size_t SliceOf(TimeNs ts_ns) const {
-    const TimeNs d = std::clamp<TimeNs>(ts_ns - t0_, 0, span_ - 1);
+    const __int128 d = std::clamp<__int128>(static_cast<__int128>(ts_ns) - t0_, 0, span_ - 1);
     return static_cast<size_t>(static_cast<__int128>(d) * m_.curve.size() / span_);
   }
   // Slices up to b start from the totals the last event left (a slice no

@@ -4,6 +4,7 @@
 
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/timeline_builder.h"
 #include "analyzer/testing/scenario.h"
 #include "gtest/gtest.h"
 
@@ -94,6 +95,28 @@ TEST(MemoryUsage, CurveKeepsThePeakAndHoldsBetweenEvents) {
     if (peaks > 0 && p.allocated_bytes == weights) ++troughs_after_peak;
   }
   EXPECT_GT(troughs_after_peak, 0u);
+}
+
+// Timestamps a hostile file can carry: a window wider than int64 must
+// neither overflow nor lose the peak.
+TEST(MemoryUsage, ExtremeTimestampsStayDefined) {
+  TimelineBuilder b;
+  const StringId allocated = b.Intern("Total Allocated");
+  b.AddCounter({allocated, 0, -4'000'000'000'000'000'000, 100});
+  b.AddCounter({allocated, 0, 0, 300});
+  b.AddCounter({allocated, 0, 5'000'000'000'000'000'000, 200});
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  StepSet none;
+  MemoryUsage m = ComputeMemoryUsage(*tl, none, none);
+  ASSERT_EQ(m.devices.size(), 1u);
+  EXPECT_EQ(m.devices[0].peak_allocated_bytes, 300);
+  ASSERT_EQ(m.devices[0].curve.size(), kMemoryCurvePoints);
+  int64_t top = 0;
+  for (const MemoryCurvePoint& p : m.devices[0].curve) top = std::max(top, p.allocated_bytes);
+  EXPECT_EQ(top, 300);
+  EXPECT_EQ(m.devices[0].curve.front().allocated_bytes, 100);
+  EXPECT_EQ(m.devices[0].curve_end_ns, 5'000'000'000'000'000'000);
 }
 
 // domain.md: headroom below 25% of the device, pressure from 90% reserved.

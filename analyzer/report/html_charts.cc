@@ -275,10 +275,11 @@ std::string MemoryChart(const DeviceMemoryUsage& m, std::string_view accelerator
                             fmt::format("device memory over the trace, {}", device));
   out += YAxis(plot_h, {"0", MemoryBytes(static_cast<int64_t>(max_bytes / 2)),
                         MemoryBytes(static_cast<int64_t>(max_bytes))});
-  const TimeNs t0 = m.curve.front().ts_ns;
-  const TimeNs span = std::max<TimeNs>(1, m.curve_end_ns - t0);
+  // In doubles: the window of a hostile trace can span more than int64.
+  const double t0 = static_cast<double>(m.curve.front().ts_ns);
+  const double span = std::max(1.0, static_cast<double>(m.curve_end_ns) - t0);
   auto x_of = [&](TimeNs ts) {
-    return kLeft + plot_w * std::clamp(static_cast<double>(ts - t0) / span, 0.0, 1.0);
+    return kLeft + plot_w * std::clamp((static_cast<double>(ts) - t0) / span, 0.0, 1.0);
   };
   auto y_of = [&](int64_t bytes) { return kTop + plot_h * (1 - bytes / max_bytes); };
   auto line = [&](int64_t MemoryCurvePoint::*field, std::string_view color,
@@ -320,7 +321,8 @@ std::string MemoryChart(const DeviceMemoryUsage& m, std::string_view accelerator
                      "the first allocator event</text>"
                      "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">+{}</text>\n",
                      kLeft, height - 12, kLeft + plot_w / 2, height - 12, kLeft + plot_w,
-                     height - 12, FormatDurationNs(span));
+                     height - 12,
+                     FormatDurationNs(static_cast<TimeNs>(std::min(span, 9.0e18))));
   return out + "</svg>\n";
 }
 
