@@ -14,6 +14,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 #include "rules/launch_context.h"
 
@@ -451,9 +452,10 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
                             d->device, Percent(exposed_share));
   }
   f.message += fmt::format(
-      "Exposed communication is {} of the step; the GPU also waits on collectives {} of the "
+      "Exposed communication is {} of the step; the {} also waits on collectives {} of the "
       "step. ",
-      Percent(exposed_share), Percent(SafeShare(d->wait_ns, step_total_ns)));
+      Percent(exposed_share), AcceleratorName(ctx.timeline().metadata()),
+      Percent(SafeShare(d->wait_ns, step_total_ns)));
   f.message += tail_caveat;
   if (device_count > 1) {
     f.message += fmt::format(

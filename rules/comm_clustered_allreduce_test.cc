@@ -121,9 +121,9 @@ Scenario TailSplit(TimeNs during_ns, TimeNs after_ns) {
 
 // Forward-only (inference) with an all-reduce serialized on the compute
 // stream: all of it is exposed.
-Scenario ExposedForwardOnly(TimeNs coll_ns) {
+Scenario ExposedForwardOnly(TimeNs coll_ns, const DeviceSpec& device = DeviceSpec::A100()) {
   Scenario s;
-  s.Device(DeviceSpec::A100()).Distributed(0, 2);
+  s.Device(device).Distributed(0, 2);
   for (int k = 0; k < 3; ++k) {
     s.BeginStep(k);
     Forward(s, 10, 2 * kNsPerMs);
@@ -222,6 +222,15 @@ TEST(CommClusteredAllreduceTest, ExposedShareJustAboveThresholdFires) {
   EXPECT_LT(f->evidence[1].value, 0.06);
   ExpectWithin(f->recoverable_ns_per_step, 1.2 * kNsPerMs, 0.05, "exposed communication");
   EXPECT_THAT(f->message, HasSubstr("No backward pass"));
+  EXPECT_THAT(f->message, HasSubstr("the GPU also waits on collectives"));
+  // On a TPU the message says so.
+  DeviceSpec tpu = DeviceSpec::A100();
+  tpu.name = "TPU v5 lite";
+  tpu.vendor = "Google";
+  Timeline on_tpu = Build(ExposedForwardOnly(1200 * kNsPerUs, tpu));
+  std::optional<Finding> t = Only(RunOn(rule, on_tpu, Options(rule)));
+  ASSERT_TRUE(t.has_value());
+  EXPECT_THAT(t->message, HasSubstr("the TPU also waits on collectives"));
 }
 
 TEST(CommClusteredAllreduceTest, ExposedShareJustBelowThresholdDoesNotFire) {

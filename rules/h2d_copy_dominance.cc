@@ -12,6 +12,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/model/classify.h"
 #include "fmt/format.h"
 #include "rules/launch_context.h"
@@ -261,6 +262,8 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
   const double busy_share = SafeShare(d.htod_ns, d.busy_ns);
   const double min_exposed = options.Get(kMinExposedShare);
   const double min_idle = options.Get(kMinPageableIdleShare);
+  // "TPU busy time" on a TPU: the words of the device the trace ran on.
+  const std::string_view accel = AcceleratorName(ctx.timeline().metadata());
 
   // A rank's idle findings are per device on average (idle_findings.cc
   // divides by the devices judged); the copy's saving is taken the same way,
@@ -279,18 +282,18 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
   f.title = fmt::format("Host-to-device copies cost {} of the step ({} per step)",
                         Percent(f.recoverable_share), FormatDurationNs(f.recoverable_ns_per_step));
   f.message = fmt::format(
-      "On device {}, H2D copies take {} of the step and {} of GPU busy time; {} of the step "
+      "On device {}, H2D copies take {} of the step and {} of {} busy time; {} of the step "
       "they run with no kernel beside them (exposed){}. ",
-      d.device, Percent(htod_share), Percent(busy_share), Percent(exposed_share),
+      d.device, Percent(htod_share), Percent(busy_share), accel, Percent(exposed_share),
       d.htod_ns > d.exposed_ns
           ? fmt::format(", {} is hidden under compute", Percent(SafeShare(d.htod_ns - d.exposed_ns,
                                                                           step_total_ns)))
           : std::string());
   if (d.pageable.count > 0) {
     f.message += fmt::format(
-        "{} of {} copies read pageable host memory; the GPU sat idle {} of the step while the "
+        "{} of {} copies read pageable host memory; the {} sat idle {} of the step while the "
         "host staged them. ",
-        d.pageable.count, d.copies(), Percent(idle_share));
+        d.pageable.count, d.copies(), accel, Percent(idle_share));
   }
   if (d.sync_count > 0) {
     f.message += fmt::format("{} copies were synchronous ({} in total). ", d.sync_count,
@@ -313,11 +316,11 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
   f.evidence.push_back({fmt::format("Exposed H2D copy time {} of step (threshold {})",
                                     Percent(exposed_share), Percent(min_exposed)),
                         exposed_share, min_exposed, "share"});
-  f.evidence.push_back({fmt::format("GPU idle during pageable copies {} of step (threshold {})",
-                                    Percent(idle_share), Percent(min_idle)),
+  f.evidence.push_back({fmt::format("{} idle during pageable copies {} of step (threshold {})",
+                                    accel, Percent(idle_share), Percent(min_idle)),
                         idle_share, min_idle, "share"});
-  f.evidence.push_back({fmt::format("H2D copy time {} of step, {} of GPU busy time",
-                                    Percent(htod_share), Percent(busy_share)),
+  f.evidence.push_back({fmt::format("H2D copy time {} of step, {} of {} busy time",
+                                    Percent(htod_share), Percent(busy_share), accel),
                         htod_share, 0, "share"});
   if (d.pageable.count > 0) {
     f.evidence.push_back({SpaceLine("Pageable", d.pageable, n), d.pageable.GBps(), 0, "GB/s"});

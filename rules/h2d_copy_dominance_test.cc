@@ -12,7 +12,9 @@
 namespace tracelint {
 namespace {
 
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 using rules2_test::ExpectWithin;
 using rules2_test::Options;
 using rules2_test::RunOn;
@@ -50,9 +52,9 @@ Timeline Build(const Scenario& s) {
 // anything else to do: 12 ms of exposed copy per step. Second, smaller
 // problem: two float32 GEMMs (2 x 2 ms) on CUDA cores, which
 // tensor-cores-idle values at 2 ms per step (AssumedSpeedup 2).
-Scenario PageableFloatCopies() {
+Scenario PageableFloatCopies(const DeviceSpec& device = DeviceSpec::A100()) {
   Scenario s;
-  s.Device(DeviceSpec::A100());
+  s.Device(device);
   for (int k = 0; k < 4; ++k) {
     s.BeginStep(k)
         .BeginOp("aten::to")
@@ -152,6 +154,24 @@ TEST(H2dCopyDominanceTest, PageableFloat32CopiesFire) {
 
 // The whole ranking a user sees: the pageable copies first, the smaller fp32
 // GEMM problem after them, each within 5% of what the trace was built to lose.
+// The message and evidence name the device the trace ran on.
+TEST(H2dCopyDominanceTest, NamesTheDeviceItRanOn) {
+  DeviceSpec tpu = DeviceSpec::A100();
+  tpu.name = "TPU v5 lite";
+  tpu.vendor = "Google";
+  for (const DeviceSpec& device : {DeviceSpec::A100(), tpu}) {
+    const std::string accel = device.vendor == "Google" ? "TPU" : "GPU";
+    Timeline tl = Build(PageableFloatCopies(device));
+    H2dCopyDominanceRule rule;
+    std::optional<Finding> f = Only(RunOn(rule, tl, Options(rule)));
+    ASSERT_TRUE(f.has_value()) << accel;
+    EXPECT_THAT(f->message, HasSubstr("of " + accel + " busy time")) << f->message;
+    EXPECT_THAT(f->message, HasSubstr("the " + accel + " sat idle")) << f->message;
+    EXPECT_THAT(f->evidence[1].text, StartsWith(accel + " idle during pageable copies"));
+    EXPECT_THAT(f->evidence[2].text, EndsWith("of " + accel + " busy time"));
+  }
+}
+
 TEST(H2dCopyDominanceTest, PageableCaseStudyRanksCopiesFirst) {
   Timeline tl = Build(PageableFloatCopies());
   std::vector<Finding> findings = rules2_test::RankedFindings(tl);

@@ -491,7 +491,7 @@ absl::StatusOr<Timeline> Scenario::BuildTimeline() const {
     DeviceInfo info;
     info.id = d.id;
     info.name = d.name;
-    info.vendor = "NVIDIA";
+    info.vendor = d.vendor;
     info.compute_major = d.compute_major;
     info.compute_minor = d.compute_minor;
     info.sm_count = d.sm_count;

@@ -56,6 +56,9 @@ struct DeviceSpec {
   int sm_count = -1;
   int64_t total_memory_bytes = -1;
   int max_threads_per_sm = 2048;
+  // DeviceInfo::vendor in BuildTimeline ("Google" makes the run a TPU run);
+  // Kineto JSON has no such field.
+  std::string vendor = "NVIDIA";
   static DeviceSpec A100(int id = 0);   // 8.0, 108 SMs, 40 GB
   static DeviceSpec H100(int id = 0);   // 9.0, 132 SMs, 80 GB
   static DeviceSpec V100(int id = 0);   // 7.0, 80 SMs, 16 GB
