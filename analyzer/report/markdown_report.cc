@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/job_profile.h"
+#include "analyzer/analysis/memory_usage.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/model/accelerator.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/text_layout.h"
@@ -86,6 +90,19 @@ void Header(std::string& out, const ReportInput& in, const Verdict& verdict) {
     }
   }
   out += facts + "\n\n";
+  // A device near its memory limit is worth a reviewer's eye (a change that
+  // raised the batch, say); headroom is not, and stays in the full report.
+  for (size_t i = 0; i < in.contexts.size() && i < in.ranks.size(); ++i) {
+    const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+    for (const DeviceMemoryUsage& m : in.contexts[i]->memory_usage().devices) {
+      if (m.state != MemoryState::kPressure) continue;
+      std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
+      out += fmt::format("**Device memory** ({}{}): {}\n\n", who, EscapeMarkdownCell(DescribeMemory(m)),
+                         EscapeMarkdownCell(MemoryAdvice(m, in.contexts[i]->job_profile(),
+                                                         accelerator)));
+      return;  // one line: the first device near its limit
+    }
+  }
 }
 
 void Table(std::string& out, const ReportInput& in, size_t shown) {

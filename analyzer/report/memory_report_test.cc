@@ -81,6 +81,23 @@ TEST(MemoryReport, EveryFormatShowsTheAllocatorPeaks) {
   EXPECT_EQ(report_fixture::Count(html, "<title>reserved: 2.44 GiB at the peak</title>"), 1u);
 }
 
+// The PR comment carries memory only where a device is near its limit.
+TEST(MemoryReport, MarkdownNamesADeviceNearItsLimitOnly) {
+  const int64_t device = DeviceSpec::A100().total_memory_bytes;
+  std::unique_ptr<report_fixture::Analysed> roomy =
+      report_fixture::Analyse({WithMemory(2000 * kMiB, 500 * kMiB)}, "memory_md_roomy");
+  ASSERT_EQ(roomy->input.ranks.size(), 1u);
+  EXPECT_THAT(RenderMarkdownReport(roomy->input), Not(HasSubstr("Device memory")));
+  std::unique_ptr<report_fixture::Analysed> full =
+      report_fixture::Analyse({WithMemory(device / 100 * 93, 500 * kMiB)}, "memory_md_full");
+  ASSERT_EQ(full->input.ranks.size(), 1u);
+  std::string md = RenderMarkdownReport(full->input);
+  EXPECT_THAT(md, HasSubstr("**Device memory** (peak allocated 37.14 GiB (94.2% of 39.41 GiB)"))
+      << md;
+  EXPECT_THAT(md, HasSubstr("GPU 0 holds 94% of its memory at the peak: a larger batch will not "
+                            "fit"));
+}
+
 TEST(MemoryReport, NothingWithoutAllocatorEvents) {
   std::unique_ptr<report_fixture::Analysed> a = report_fixture::Analyse(
       {report_fixture::LoaderBound(3, -1, "ampere_sgemm_128x64_nn", "aten::mm")}, "no_memory");
