@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
@@ -9,6 +10,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
+#include "analyzer/analysis/stats.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
@@ -117,9 +119,8 @@ void AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
   if (total <= 0) return;
   const double share = static_cast<double>(v[worst]) / total;
   if (share < kOneStepStallMinShare) return;
-  std::vector<TimeNs> sorted = v;
-  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-  const TimeNs median = sorted[sorted.size() / 2];
+  const TimeNs median =
+      static_cast<TimeNs>(std::llround(Median(std::vector<double>(v.begin(), v.end()))));
   const int64_t number = steps.steps[worst].number;
   f.evidence.push_back({fmt::format("{:.0f}% of it falls in step {} alone ({}; the median step "
                                     "has {})",
@@ -255,12 +256,13 @@ HostCodeShares HostCodeSharesOf(const Timeline& tl, const IdleAttribution& idle,
     TimeNs ns = p.end_ns - p.start_ns;
     total_ns += ns;
     bool in_model = false, compiled = false;
-    // The optimizer's own ops (aten::zero_, aten::add_ per parameter) are no
-    // model code: optimizer_advice.h speaks for them.
-    if (rules_internal::OptimizerPartOf(tl, p.host_slice) != rules_internal::OptimizerPart::kNone) {
-      continue;
-    }
     for (SliceId s = p.host_slice; s != kNoIndex; s = c.parent[s]) {
+      // The optimizer's own ops (aten::zero_, aten::add_ per parameter) are
+      // no model code: optimizer_advice.h speaks for them.
+      if (tl.HasFlag(s, kFlagOptimizer)) {
+        in_model = compiled = false;
+        break;
+      }
       std::string_view name = tl.str(c.name[s]);
       if (c.kind[s] == EventKind::kCpuOp && name.starts_with("aten::")) in_model = true;
       if (c.kind[s] == EventKind::kPythonFunction &&

@@ -96,14 +96,8 @@ inline std::vector<std::string> PythonStack(const Timeline& tl, SliceId host_sli
   return frames;
 }
 
-// Index of the analysed step containing ts_ns, or -1.
-inline int StepIndexAt(const StepSet& steps, TimeNs ts_ns) {
-  auto it = std::upper_bound(steps.steps.begin(), steps.steps.end(), ts_ns,
-                             [](TimeNs t, const Step& s) { return t < s.start_ns; });
-  if (it == steps.steps.begin()) return -1;
-  --it;
-  return ts_ns < it->end_ns ? static_cast<int>(it - steps.steps.begin()) : -1;
-}
+// analysis/steps.h's, where the rules have long looked for it.
+using ::tracelint::StepIndexAt;
 
 // Tensor dtypes of an op's "Input type" list (["float", "c10::Half", "", "Scalar"]),
 // normalized ("float32", "float16", "bfloat16", "fp8", "uint8", ...); entries that are

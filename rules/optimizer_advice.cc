@@ -53,10 +53,7 @@ OptimizerIdle OptimizerIdleOf(const Timeline& tl, const StepSet& steps,
   int64_t zero_grad_kernels = 0, step_kernels = 0;
   for (SliceId k = 0; k < c.size(); ++k) {
     if (!IsDeviceWork(c.kind[k]) || c.launch[k] == kNoIndex) continue;
-    const TimeNs launched_ns = c.ts_ns[c.launch[k]];
-    auto it = std::upper_bound(steps.steps.begin(), steps.steps.end(), launched_ns,
-                               [](TimeNs ts, const Step& st) { return ts < st.start_ns; });
-    if (it == steps.steps.begin() || launched_ns >= std::prev(it)->end_ns) continue;
+    if (StepIndexAt(steps, c.ts_ns[c.launch[k]]) < 0) continue;
     switch (OptimizerPartOf(tl, c.launch[k])) {
       case OptimizerPart::kZeroGrad: ++zero_grad_kernels; break;
       case OptimizerPart::kStep: {

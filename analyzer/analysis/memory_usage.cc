@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <map>
 
@@ -52,9 +51,7 @@ void CountReleases(const Timeline& tl, const StepSet& steady, int64_t* calls, Ti
   for (SliceId s = 0; s < c.size(); ++s) {
     if (std::find(frees.begin(), frees.end(), c.name[s]) == frees.end()) continue;
     if (c.kind[s] != EventKind::kRuntime && c.kind[s] != EventKind::kDriver) continue;
-    auto it = std::upper_bound(steady.steps.begin(), steady.steps.end(), c.ts_ns[s],
-                               [](TimeNs ts, const Step& st) { return ts < st.start_ns; });
-    if (it == steady.steps.begin() || c.ts_ns[s] >= std::prev(it)->end_ns) continue;
+    if (StepIndexAt(steady, c.ts_ns[s]) < 0) continue;
     ++*calls;
     *ns += c.dur_ns[s];
   }

@@ -1,6 +1,7 @@
 #ifndef TRACELINT_ANALYZER_ANALYSIS_STEPS_H_
 #define TRACELINT_ANALYZER_ANALYSIS_STEPS_H_
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,15 @@ struct StepSet {
 
 // timeline_to_steps: the TensorBoard plugin's step rule (domain.md, "Steps").
 StepSet ComputeSteps(const Timeline& tl);
+
+// Index of the step of `steps` containing ts_ns, or -1.
+inline int StepIndexAt(const StepSet& steps, TimeNs ts_ns) {
+  auto it = std::upper_bound(steps.steps.begin(), steps.steps.end(), ts_ns,
+                             [](TimeNs t, const Step& s) { return t < s.start_ns; });
+  if (it == steps.steps.begin()) return -1;
+  --it;
+  return ts_ns < it->end_ns ? static_cast<int>(it - steps.steps.begin()) : -1;
+}
 
 }  // namespace tracelint
 
