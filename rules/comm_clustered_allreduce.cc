@@ -16,6 +16,7 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
+#include "rules/comm_late_rank.h"
 #include "rules/launch_context.h"
 
 namespace tracelint {
@@ -30,6 +31,7 @@ using rules_internal::StepIndexAt;
 constexpr std::string_view kMinTailShare = "MinTailShare";
 constexpr std::string_view kMinExposedShare = "MinExposedShare";
 constexpr std::string_view kBucketCapMb = "BucketCapMb";
+constexpr std::string_view kMinLateRankShare = "MinLateRankShare";
 constexpr size_t kMaxTopItems = 5;
 
 struct Collective {
@@ -360,6 +362,10 @@ std::vector<RuleOptionSpec> CommClusteredAllreduceRule::options() const {
       {std::string(kBucketCapMb), 25, "MiB",
        "DDP bucket size assumed for the last bucket, which cannot overlap backward.", 0.001,
        1e6},
+      {std::string(kMinLateRankShare), 0.05, "share",
+       "With all ranks loaded, fire late_rank when the ranks' waiting in collectives differs by "
+       "this share of the step (most minus least waiting).",
+       0, 1},
   };
 }
 
@@ -536,6 +542,12 @@ std::vector<Evidence> CommClusteredAllreduceRule::CrossRankEvidence(
                     : std::string(" (no rank arrives late)");
   if (!skipped.empty()) text += fmt::format("; {}, not matched", skipped);
   return {{std::move(text), static_cast<double>(split.waiting_ns[located] / n), 0, "ns"}};
+}
+
+std::vector<Finding> CommClusteredAllreduceRule::CrossRankFindings(
+    const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
+    const RuleOptions& options, std::vector<Finding> merged) const {
+  return SplitOutLateRank(ranks, rank_names, options.Get(kMinLateRankShare), std::move(merged));
 }
 
 }  // namespace tracelint

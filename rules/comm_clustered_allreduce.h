@@ -25,6 +25,12 @@ class CommClusteredAllreduceRule : public Rule {
   std::vector<Evidence> CrossRankEvidence(const std::vector<AnalysisContext*>& ranks,
                                           const std::vector<int>& rank_names,
                                           size_t located) const override;
+  // The late rank (a straggler) the others wait for: cause `late_rank`,
+  // whose time comes out of this rule's other findings (comm_late_rank.h).
+  std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
+                                         const std::vector<int>& rank_names,
+                                         const RuleOptions& options,
+                                         std::vector<Finding> merged) const override;
 };
 
 }  // namespace tracelint

@@ -60,6 +60,7 @@ CollectiveSplit MatchCollectives(const std::vector<RankCollectives>& ranks,
   out.collective_ns.assign(n, 0);
   out.waiting_ns.assign(n, 0);
   out.arrived_last.assign(n, 0);
+  out.held_up_ns.assign(n, 0);
   if (n < 2) return out;
   // Steps are matched by number: ranks may have dropped different
   // incomplete steps at the edges of their traces.
@@ -91,12 +92,18 @@ CollectiveSplit MatchCollectives(const std::vector<RankCollectives>& ranks,
     }
     if (first->empty()) continue;
     ++out.steps_matched;
+    if (out.first_step < 0) out.first_step = number;
+    out.last_step = number;
     for (size_t k = 0; k < first->size(); ++k) {
       size_t fastest = 0;
       for (size_t r = 1; r < n; ++r) {
         if ((*lists[r])[k] < (*lists[fastest])[k]) fastest = r;
       }
       const TimeNs transfer_ns = (*lists[fastest])[k];
+      TimeNs second_ns = -1;
+      for (size_t r = 0; r < n; ++r) {
+        if (r != fastest && (second_ns < 0 || (*lists[r])[k] < second_ns)) second_ns = (*lists[r])[k];
+      }
       out.transfer_ns += transfer_ns;
       ++out.collectives_matched;
       bool anyone_waited = false;
@@ -106,7 +113,10 @@ CollectiveSplit MatchCollectives(const std::vector<RankCollectives>& ranks,
         anyone_waited |= (*lists[r])[k] > transfer_ns;
       }
       // Equal durations name no late rank.
-      if (anyone_waited) ++out.arrived_last[fastest];
+      if (anyone_waited) {
+        ++out.arrived_last[fastest];
+        out.held_up_ns[fastest] += second_ns - transfer_ns;
+      }
     }
   }
   return out;

@@ -34,6 +34,13 @@ struct CollectiveSplit {
   std::vector<TimeNs> collective_ns;
   std::vector<TimeNs> waiting_ns;
   std::vector<int64_t> arrived_last;  // matched collectives where it waited least
+  // Where the rank arrived last: the second-shortest duration minus the
+  // shortest, summed. Had it arrived with the next-latest rank, each of
+  // those collectives would have ended that much sooner on every rank, so
+  // this is the time the whole job waited for this rank alone.
+  std::vector<TimeNs> held_up_ns;
+  int64_t first_step = -1;  // matched step numbers, as the trace names them
+  int64_t last_step = -1;
   TimeNs transfer_ns = 0;             // same for every rank
   int64_t collectives_matched = 0;
   // The rank index arriving last most often (ties: lowest); -1 if none.

@@ -52,6 +52,26 @@ TEST(CollectiveMatchingTest, LateRankMakesTheOtherWait) {
   EXPECT_EQ(split.collective_ns[1], 12 * kNsPerMs);
   EXPECT_EQ(split.arrived_last[1], 3);
   EXPECT_EQ(split.MostOftenLast(), 1);
+  EXPECT_EQ(split.held_up_ns[1], 9 * kNsPerMs);
+  EXPECT_EQ(split.held_up_ns[0], 0);
+  EXPECT_EQ(split.first_step, 0);
+  EXPECT_EQ(split.last_step, 2);
+}
+
+TEST(CollectiveMatchingTest, HeldUpIsTheGapToTheNextLatestRank) {
+  // Three ranks, one collective per step. Step 1: rank 2 arrives last (2 ms)
+  // and rank 1 just before it (3 ms), rank 0 first (9 ms): the job waited
+  // 1 ms for rank 2 alone. Step 2: rank 1 is last (1 ms), rank 2 next (6 ms).
+  RankCollectives r0{{1, 2}, {{9}, {8}}};
+  RankCollectives r1{{1, 2}, {{3}, {1}}};
+  RankCollectives r2{{1, 2}, {{2}, {6}}};
+  const CollectiveSplit split = MatchCollectives({r0, r1, r2}, {0, 1, 2});
+  EXPECT_EQ(split.held_up_ns[2], 1);
+  EXPECT_EQ(split.held_up_ns[1], 5);
+  EXPECT_EQ(split.held_up_ns[0], 0);
+  EXPECT_EQ(split.waiting_ns[0], 7 + 7);
+  EXPECT_EQ(split.first_step, 1);
+  EXPECT_EQ(split.last_step, 2);
 }
 
 TEST(CollectiveMatchingTest, EqualRanksWaitNothing) {
@@ -63,6 +83,7 @@ TEST(CollectiveMatchingTest, EqualRanksWaitNothing) {
   EXPECT_EQ(split.waiting_ns[0], 0);
   EXPECT_EQ(split.waiting_ns[1], 0);
   EXPECT_EQ(split.MostOftenLast(), -1);
+  EXPECT_EQ(split.held_up_ns[0] + split.held_up_ns[1], 0);
 }
 
 TEST(CollectiveMatchingTest, DifferentCountsAreNotMatched) {

@@ -84,6 +84,33 @@ void ApplyIntegrity(const TraceIntegrity& integrity, Finding& f) {
   }
 }
 
+// A finding a cross-rank hook added stands on every rank's trace: withheld
+// (listed as not judged) when any rank is a fragment or withholds its cause,
+// otherwise capped by the integrity of the rank it is located at.
+bool AdmitCrossRank(const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
+                    const std::string& id, Finding& f, EngineResult& result,
+                    std::set<std::pair<std::string, std::string>>& not_judged_seen) {
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const TraceIntegrity& integrity = ranks[r]->trace_integrity();
+    const WithheldCause* w = WithheldFor(integrity, f.cause);
+    if (w == nullptr && !integrity.fragment()) continue;
+    std::string reason = fmt::format("{} withheld: rank {}: {}", f.cause, rank_names[r],
+                                     w != nullptr ? w->reason : integrity.fragment_reason);
+    if (not_judged_seen.insert({id, reason}).second) {
+      RuleOutcome entry;
+      entry.rule_id = id;
+      entry.applicable = false;
+      entry.not_judged_reason = std::move(reason);
+      result.not_judged.push_back(std::move(entry));
+    }
+    return false;
+  }
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (rank_names[r] == f.location.rank) ApplyIntegrity(ranks[r]->trace_integrity(), f);
+  }
+  return true;
+}
+
 std::string PerRankText(int rank, const Finding* f) {
   if (f == nullptr) return fmt::format("rank {}: below threshold", rank);
   return fmt::format("rank {}: {} ({:.1f}% of step)", rank,
@@ -241,6 +268,8 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
       f.confidence = Confidence::kInferred;
     }
   }
+  // Merged findings per rule, in rule id order (by_key's order).
+  std::map<std::string, std::vector<Finding>> by_rule;
   for (auto& [key, per_rank] : by_key) {
     // The worst rank locates the finding; ties go to the first rank.
     auto worst = per_rank.begin();
@@ -260,17 +289,40 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
             PerRankText(rank_names[r], it == per_rank.end() ? nullptr : &it->second));
       }
     }
-    // Severity comes from the share alone (contract.md), so it always agrees
-    // with the ranking; a one-time cost is at most medium, low once steady
-    // steps exist.
+    // A one-time cost is at most medium, low once steady steps exist.
     if (merged.one_time_ns > 0) {
       merged.severity = ranks[worst->first]->steps().steps.empty() ? FindingSeverity::kMedium
                                                                      : FindingSeverity::kLow;
-    } else {
-      merged.severity = SeverityForShare(merged.recoverable_share);
     }
-    merged.fingerprint = FindingFingerprint(merged);
-    result.findings.push_back(std::move(merged));
+    by_rule[std::get<0>(key)].push_back(std::move(merged));
+  }
+  if (ranks.size() > 1) {
+    for (const std::string& id : rules.selected) {
+      std::vector<Finding>& list = by_rule[id];
+      std::set<std::string> causes_in;
+      for (const Finding& f : list) causes_in.insert(f.cause);
+      std::vector<Finding> out = registry.Find(id)->CrossRankFindings(
+          ranks, rank_names, rules.options.at(id), std::move(list));
+      list.clear();
+      for (Finding& f : out) {
+        f.rule_id = id;
+        Sanitize(f, result.warnings);
+        if (!causes_in.contains(f.cause) && !AdmitCrossRank(ranks, rank_names, id, f, result,
+                                                            not_judged_seen)) {
+          continue;
+        }
+        list.push_back(std::move(f));
+      }
+    }
+  }
+  for (auto& [id, list] : by_rule) {
+    for (Finding& merged : list) {
+      // Severity comes from the share alone (contract.md), so it always
+      // agrees with the ranking.
+      if (merged.one_time_ns == 0) merged.severity = SeverityForShare(merged.recoverable_share);
+      merged.fingerprint = FindingFingerprint(merged);
+      result.findings.push_back(std::move(merged));
+    }
   }
   RankFindings(result.findings);
   return result;

@@ -114,6 +114,90 @@ TEST_F(EngineTest, StampsIdsMergesRanksAtTheWorstAndRanks) {
   EXPECT_TRUE(result->warnings.empty());
 }
 
+// A scripted rule whose cross-rank hook moves half of its merged finding to
+// a new cause located at rank 0 and records how often it ran.
+class CrossRankRule : public ScriptedRule {
+ public:
+  CrossRankRule(Script script, int* calls) : ScriptedRule(std::move(script)), calls_(calls) {}
+  std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
+                                         const std::vector<int>& rank_names,
+                                         const RuleOptions& options,
+                                         std::vector<Finding> merged) const override {
+    ++*calls_;
+    std::vector<Finding> out;
+    for (Finding& f : merged) {
+      Finding moved = MakeFinding("whole_run", f.recoverable_ns_per_step / 2,
+                                  f.recoverable_share / 2, FindingSeverity::kLow);
+      moved.location.rank = rank_names[0];
+      f.recoverable_ns_per_step -= moved.recoverable_ns_per_step;
+      f.recoverable_share -= moved.recoverable_share;
+      out.push_back(std::move(f));
+      out.push_back(std::move(moved));
+    }
+    return out;
+  }
+
+ private:
+  int* calls_;
+};
+
+TEST_F(EngineTest, CrossRankFindingsAreStampedRatedAndOnlyAskedOfSeveralRanks) {
+  int calls = 0;
+  auto script = [](int, const RuleOptions&) {
+    RuleOutcome out;
+    out.findings.push_back(MakeFinding("data_loader", 40 * kNsPerMs, 0.4));
+    return out;
+  };
+  RuleRegistry reg;
+  reg.Register("alpha-rule", std::make_unique<CrossRankRule>(script, &calls));
+  MakeRanks(2);
+  absl::StatusOr<EngineResult> result = RunRules(reg, {}, ptrs_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(result->findings.size(), 2u);
+  for (const Finding& f : result->findings) {
+    EXPECT_EQ(f.rule_id, "alpha-rule");
+    EXPECT_EQ(f.recoverable_ns_per_step, 20 * kNsPerMs);
+    // Severity is the engine's, from the share, whatever the hook said.
+    EXPECT_EQ(f.severity, FindingSeverity::kHigh) << f.cause;
+    EXPECT_FALSE(f.fingerprint.empty());
+  }
+  EXPECT_NE(result->findings[0].fingerprint, result->findings[1].fingerprint);
+  EXPECT_TRUE(result->warnings.empty());
+
+  // One rank: the hook is not asked.
+  std::vector<AnalysisContext*> one{ptrs_[0]};
+  result = RunRules(reg, {}, one);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(result->findings.size(), 1u);
+  EXPECT_EQ(result->findings[0].recoverable_ns_per_step, 40 * kNsPerMs);
+}
+
+TEST_F(EngineTest, ACrossRankFindingIsWithheldWhenAnyRankIsAFragment) {
+  int calls = 0;
+  auto script = [](int, const RuleOptions&) {
+    RuleOutcome out;
+    out.findings.push_back(MakeFinding("data_loader", 40 * kNsPerMs, 0.4));
+    return out;
+  };
+  RuleRegistry reg;
+  reg.Register("alpha-rule", std::make_unique<CrossRankRule>(script, &calls));
+  TimelineBuilder b;
+  b.metadata().rank = 1;
+  timelines_.reserve(2);
+  timelines_.push_back(*std::move(b).Finalize());  // no events: a fragment
+  MakeRanks(1);  // rank 0, and a context for each timeline
+  absl::StatusOr<EngineResult> result = RunRules(reg, {}, ptrs_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  for (const Finding& f : result->findings) EXPECT_NE(f.cause, "whole_run");
+  bool listed = false;
+  for (const RuleOutcome& o : result->not_judged) {
+    listed |= o.not_judged_reason.starts_with("whole_run withheld: rank 1: ");
+  }
+  EXPECT_TRUE(listed);
+}
+
 TEST_F(EngineTest, OptionsSelectionAndNotJudged) {
   MakeRanks(2);
   RuleRegistry reg;

@@ -65,6 +65,19 @@ class Rule {
                                                   size_t located) const {
     return {};
   }
+  // Optional cross-rank findings: facts only the whole run shows (a rank the
+  // others wait for). When the run has >= 2 ranks, the engine passes this
+  // rule's merged findings in `merged` and uses what the hook returns in
+  // their place, so the hook may add findings and lower the others' savings:
+  // time moves only between findings of one rule, so each cause keeps one
+  // owner (domain.md, "Time accounting"). Severity and fingerprints are the
+  // engine's, as for every finding; `location.rank` is the rank's name.
+  virtual std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
+                                                 const std::vector<int>& rank_names,
+                                                 const RuleOptions& options,
+                                                 std::vector<Finding> merged) const {
+    return merged;
+  }
 };
 
 }  // namespace tracelint
