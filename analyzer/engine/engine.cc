@@ -84,6 +84,18 @@ void ApplyIntegrity(const TraceIntegrity& integrity, Finding& f) {
   }
 }
 
+// Lists a rule as not judged for `reason`, once per (rule, reason): ranks
+// usually fail for the same reason.
+void NoteNotJudged(const std::string& id, std::string reason, EngineResult& result,
+                   std::set<std::pair<std::string, std::string>>& seen) {
+  if (!seen.insert({id, reason}).second) return;
+  RuleOutcome entry;
+  entry.rule_id = id;
+  entry.applicable = false;
+  entry.not_judged_reason = std::move(reason);
+  result.not_judged.push_back(std::move(entry));
+}
+
 // A finding a cross-rank hook added stands on every rank's trace: withheld
 // (listed as not judged) when any rank is a fragment or withholds its cause,
 // otherwise capped by the integrity of the rank it is located at.
@@ -96,13 +108,7 @@ bool AdmitCrossRank(const std::vector<AnalysisContext*>& ranks, const std::vecto
     if (w == nullptr && !integrity.fragment()) continue;
     std::string reason = fmt::format("{} withheld: rank {}: {}", f.cause, rank_names[r],
                                      w != nullptr ? w->reason : integrity.fragment_reason);
-    if (not_judged_seen.insert({id, reason}).second) {
-      RuleOutcome entry;
-      entry.rule_id = id;
-      entry.applicable = false;
-      entry.not_judged_reason = std::move(reason);
-      result.not_judged.push_back(std::move(entry));
-    }
+    NoteNotJudged(id, std::move(reason), result, not_judged_seen);
     return false;
   }
   for (size_t r = 0; r < ranks.size(); ++r) {
@@ -201,14 +207,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
       if (!outcome.applicable) {
         std::string reason = outcome.not_judged_reason.empty() ? "the trace lacks what it needs"
                                                                : outcome.not_judged_reason;
-        // Ranks usually fail for the same reason: say it once.
-        if (not_judged_seen.insert({id, reason}).second) {
-          RuleOutcome entry;
-          entry.rule_id = id;
-          entry.applicable = false;
-          entry.not_judged_reason = reason;
-          result.not_judged.push_back(std::move(entry));
-        }
+        NoteNotJudged(id, std::move(reason), result, not_judged_seen);
         continue;
       }
       std::map<std::string, int> ordinal;
@@ -225,13 +224,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
         if (w != nullptr || (integrity.fragment() && f.one_time_ns == 0)) {
           std::string reason = fmt::format("{} withheld: {}", f.cause,
                                            w != nullptr ? w->reason : integrity.fragment_reason);
-          if (not_judged_seen.insert({id, reason}).second) {
-            RuleOutcome entry;
-            entry.rule_id = id;
-            entry.applicable = false;
-            entry.not_judged_reason = std::move(reason);
-            result.not_judged.push_back(std::move(entry));
-          }
+          NoteNotJudged(id, std::move(reason), result, not_judged_seen);
           continue;
         }
         ApplyIntegrity(integrity, f);

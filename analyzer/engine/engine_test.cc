@@ -141,15 +141,21 @@ class CrossRankRule : public ScriptedRule {
   int* calls_;
 };
 
+// Every rank finds 40 ms of data loading.
+std::unique_ptr<Rule> MakeCrossRankRule(int* calls) {
+  return std::make_unique<CrossRankRule>(
+      [](int, const RuleOptions&) {
+        RuleOutcome out;
+        out.findings.push_back(MakeFinding("data_loader", 40 * kNsPerMs, 0.4));
+        return out;
+      },
+      calls);
+}
+
 TEST_F(EngineTest, CrossRankFindingsAreStampedRatedAndOnlyAskedOfSeveralRanks) {
   int calls = 0;
-  auto script = [](int, const RuleOptions&) {
-    RuleOutcome out;
-    out.findings.push_back(MakeFinding("data_loader", 40 * kNsPerMs, 0.4));
-    return out;
-  };
   RuleRegistry reg;
-  reg.Register("alpha-rule", std::make_unique<CrossRankRule>(script, &calls));
+  reg.Register("alpha-rule", MakeCrossRankRule(&calls));
   MakeRanks(2);
   absl::StatusOr<EngineResult> result = RunRules(reg, {}, ptrs_);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -176,13 +182,8 @@ TEST_F(EngineTest, CrossRankFindingsAreStampedRatedAndOnlyAskedOfSeveralRanks) {
 
 TEST_F(EngineTest, ACrossRankFindingIsWithheldWhenAnyRankIsAFragment) {
   int calls = 0;
-  auto script = [](int, const RuleOptions&) {
-    RuleOutcome out;
-    out.findings.push_back(MakeFinding("data_loader", 40 * kNsPerMs, 0.4));
-    return out;
-  };
   RuleRegistry reg;
-  reg.Register("alpha-rule", std::make_unique<CrossRankRule>(script, &calls));
+  reg.Register("alpha-rule", MakeCrossRankRule(&calls));
   TimelineBuilder b;
   b.metadata().rank = 1;
   timelines_.reserve(2);
