@@ -13,6 +13,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/strings.h"
 #include "analyzer/engine/finding.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/model/timeline.h"
@@ -165,6 +166,13 @@ inline std::string StreamName(const Timeline& tl, SliceId s) {
   const Track& t = tl.tracks()[tl.slices().track[s]];
   const Track& origin = t.overflow_of == kNoIndex ? t : tl.tracks()[t.overflow_of];
   return fmt::format("device {} stream {}", origin.device, origin.tid);
+}
+
+// An NVIDIA GPU, by its vendor or, in traces without one, by its name.
+inline bool IsNvidia(const DeviceInfo& info) {
+  if (!info.vendor.empty()) return EqualsIgnoreCase(info.vendor, "NVIDIA");
+  return ContainsIgnoreCase(info.name, "NVIDIA") || ContainsIgnoreCase(info.name, "Tesla") ||
+         ContainsIgnoreCase(info.name, "GeForce") || ContainsIgnoreCase(info.name, "Quadro");
 }
 
 // Why per-step numbers are per window (no markers) or partial, for messages.

@@ -50,12 +50,7 @@ std::string CannotJudge(const Timeline& tl, int device) {
     return fmt::format("device {} has no device properties (compute capability unknown)",
                        device);
   }
-  const bool nvidia =
-      EqualsIgnoreCase(info->vendor, "NVIDIA") ||
-      (info->vendor.empty() &&
-       (ContainsIgnoreCase(info->name, "NVIDIA") || ContainsIgnoreCase(info->name, "Tesla") ||
-        ContainsIgnoreCase(info->name, "GeForce") || ContainsIgnoreCase(info->name, "Quadro")));
-  if (!nvidia) {
+  if (!rules_internal::IsNvidia(*info)) {
     return fmt::format("device {} ({}) is not an NVIDIA GPU; Tensor Core use is judged on "
                        "NVIDIA devices only",
                        device, info->name.empty() ? info->vendor : info->name);

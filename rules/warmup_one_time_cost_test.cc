@@ -105,7 +105,7 @@ TEST(WarmupOneTimeCostTest, WarmupOnlyWindowMakesNoPerStepClaim) {
   EXPECT_THAT(r.ranking, ElementsAre("warmup-one-time-cost/module_loading"));
   EXPECT_THAT(r.not_judged, ElementsAre("comm-clustered-allreduce", "gpu-idle-gaps",
                                         "h2d-copy-dominance", "host-side-ops",
-                                        "tensor-cores-idle"));
+                                        "kernel-small-grids", "tensor-cores-idle"));
   EXPECT_THAT(r.result.not_judged[0].not_judged_reason, HasSubstr("no steady step"));
   EXPECT_TRUE(r.phase.NoSteadyStep());
   EXPECT_EQ(r.steady_steps, 0);
