@@ -47,10 +47,10 @@ struct NameStat {
 struct DeviceGrids {
   int device = -1;
   const DeviceInfo* info = nullptr;
-  TimeNs kernel_ns = 0;       // kernel durations in steps (clipped)
-  TimeNs dims_known_ns = 0;   // ... of kernels whose blocks are known
-  TimeNs candidate_ns = 0;    // ... of kernels with fewer blocks than SMs
-  double sm_idle_ns = 0;      // SM-idle time inside them, concurrency counted
+  TimeNs kernel_ns = 0;      // kernel durations in steps (clipped)
+  TimeNs dims_known_ns = 0;  // ... of kernels whose blocks are known
+  TimeNs candidate_ns = 0;   // ... of kernels with fewer blocks than SMs
+  double sm_idle_ns = 0;     // SM-idle time inside them, concurrency counted
   std::vector<double> sm_idle_steps;
   std::map<std::string, NameStat> by_name;
 };
@@ -59,8 +59,8 @@ struct DeviceGrids {
 std::string CannotJudge(const Timeline& tl, int device) {
   std::string_view accelerator = AcceleratorName(tl.metadata());
   if (accelerator != "GPU") {
-    return fmt::format("{} {} is not a GPU; grids are judged against NVIDIA SMs only",
-                       accelerator, device);
+    return fmt::format("{} {} is not a GPU; grids are judged against NVIDIA SMs only", accelerator,
+                       device);
   }
   const DeviceInfo* info = tl.metadata().FindDevice(device);
   // Without device properties the kernels' own "blocks per SM" (CUPTI's,
@@ -69,15 +69,35 @@ std::string CannotJudge(const Timeline& tl, int device) {
   // ROCm traces give grids in work-items on some launch paths and in
   // workgroups on others, so blocks cannot be counted reliably.
   if (!rules_internal::IsNvidia(*info)) {
-    return fmt::format("device {} ({}) is not an NVIDIA GPU; its launch grids are not counted "
-                       "in blocks reliably",
-                       device, info->name.empty() ? info->vendor : info->name);
+    return fmt::format(
+        "device {} ({}) is not an NVIDIA GPU; its launch grids are not counted "
+        "in blocks reliably",
+        device, info->name.empty() ? info->vendor : info->name);
   }
   return "";
 }
 
 bool IsMatmul(KernelFamily f) {
   return f == KernelFamily::kGemm || f == KernelFamily::kConv || f == KernelFamily::kAttention;
+}
+
+// While at least one candidate runs, the SM share no kernel fills: 1 minus
+// the fills of the running kernels, capped at 1 (the plugin's merge of
+// concurrent kernels), integrated over time.
+double SweepSmIdleNs(std::vector<std::tuple<TimeNs, float, int8_t>>& edges) {
+  std::sort(edges.begin(), edges.end());
+  double level = 0, idle_ns = 0;
+  int running = 0;
+  for (size_t i = 0; i + 1 < edges.size(); ++i) {
+    level += std::get<1>(edges[i]);
+    running += std::get<2>(edges[i]);
+    if (level < 1e-6) level = 0;  // float drift after removals
+    const TimeNs from_ns = std::get<0>(edges[i]);
+    const TimeNs to_ns = std::get<0>(edges[i + 1]);
+    if (running <= 0 || to_ns <= from_ns || level >= 1.0) continue;
+    idle_ns += (1.0 - level) * static_cast<double>(to_ns - from_ns);
+  }
+  return idle_ns;
 }
 
 DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
@@ -91,91 +111,85 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
   const int sm_count = out.info != nullptr ? out.info->sm_count : -1;
   absl::flat_hash_map<StringId, KernelClass> by_name;
   absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> by_name_and_dtype;
-  // (time, change of the SM fill, change of running candidates)
-  std::vector<std::tuple<TimeNs, double, int>> edges;
+  std::vector<std::pair<SliceId, SliceId>> streams;  // the device's tracks
   for (TrackId t = 0; t < tl.tracks().size(); ++t) {
     const Track& track = tl.tracks()[t];
-    if (track.kind != TrackKind::kDeviceStream || track.device != device) continue;
-    auto [begin, end] = tl.track_range(t);
-    for (SliceId s = begin; s < end; ++s) {
-      if (c.kind[s] != EventKind::kKernel) continue;
-      const int step = StepIndexAt(steps, c.ts_ns[s]);
-      if (step < 0) continue;
-      const TimeNs start_ns = c.ts_ns[s];
-      const TimeNs end_ns = std::min(c.end_ns(s), steps.steps[step].end_ns);
-      if (end_ns <= start_ns) continue;
-      const TimeNs dur_ns = end_ns - start_ns;
-      out.kernel_ns += dur_ns;
-      double fill = -1;
-      int64_t blocks = 0;
-      if (const DeviceDetails* d = tl.details(s)) {
-        blocks = d->BlockCount();
-        if (blocks > 0 && sm_count > 0) {
-          fill = static_cast<double>(blocks) / sm_count;
-        } else if (d->blocks_per_sm >= 0) {
-          fill = d->blocks_per_sm;
-          blocks = sm_count > 0 ? static_cast<int64_t>(fill * sm_count + 0.5) : 0;
-        }
-      }
-      // Unknown dimensions count as a full GPU: they may fill the SMs a
-      // concurrent small grid leaves free, so claiming less is the safe side.
-      const double level = fill >= 0 ? std::min(1.0, fill) : 1.0;
-      if (fill >= 0) out.dims_known_ns += dur_ns;
-      bool candidate = fill >= 0 && fill < 1.0 && !tl.HasFlag(s, kFlagCollective);
-      if (candidate) {
-        auto [it, added] = by_name.try_emplace(c.name[s]);
-        if (added) it->second = ClassifyKernel(tl.str(c.name[s]));
-        KernelClass kc = it->second;
-        if (IsMatmul(kc.family) && kc.tc == TensorCoreUse::kUnknown) {
-          const std::string dtype =
-              FirstTensorDtype(ArgText(tl, FindLaunchContext(tl, s).op, "Input type"));
-          auto [cached, fresh] = by_name_and_dtype.try_emplace(std::make_pair(c.name[s], dtype));
-          if (fresh) cached->second = ClassifyKernel(tl.str(c.name[s]), dtype);
-          kc = cached->second;
-        }
-        // Collectives use few blocks by design; matmuls off Tensor Cores
-        // are tensor-cores-idle's time, and undecided ones are left alone.
-        candidate = kc.family != KernelFamily::kCollective &&
-                    (!IsMatmul(kc.family) || kc.tc == TensorCoreUse::kYes);
-        if (candidate) {
-          out.candidate_ns += dur_ns;
-          NameStat& n = out.by_name[std::string(tl.str(c.name[s]))];
-          if (n.item.count == 0) {
-            n.item.name = std::string(tl.str(c.name[s]));
-            n.kclass = kc;
-          }
-          n.item.total_ns += dur_ns;
-          ++n.item.count;
-          n.sm_idle_ns += static_cast<double>(dur_ns) * (1.0 - fill);
-          if (dur_ns > n.longest_ns) {
-            n.longest_ns = dur_ns;
-            n.longest = s;
-            n.blocks = blocks;
-            n.fill = fill;
-          }
-        }
-      }
-      edges.emplace_back(start_ns, level, candidate ? 1 : 0);
-      edges.emplace_back(end_ns, -level, candidate ? -1 : 0);
+    if (track.kind == TrackKind::kDeviceStream && track.device == device) {
+      streams.push_back(tl.track_range(t));
     }
   }
-  if (out.candidate_ns == 0) return out;
-  std::sort(edges.begin(), edges.end());
-  double level = 0;
-  int running = 0;
-  for (size_t i = 0; i < edges.size(); ++i) {
-    level += std::get<1>(edges[i]);
-    running += std::get<2>(edges[i]);
-    if (level < 1e-9) level = 0;  // float drift after removals
-    if (running <= 0 || i + 1 == edges.size()) continue;
-    const TimeNs from_ns = std::get<0>(edges[i]);
-    const TimeNs to_ns = std::get<0>(edges[i + 1]);
-    if (to_ns <= from_ns || level >= 1.0) continue;
-    const int step = StepIndexAt(steps, from_ns);
-    if (step < 0) continue;
-    const double idle_ns = (1.0 - level) * static_cast<double>(to_ns - from_ns);
-    out.sm_idle_steps[step] += idle_ns;
-    out.sm_idle_ns += idle_ns;
+  // (time, change of the SM fill, change of running candidates), one step
+  // at a time so memory follows the longest step, not the trace.
+  std::vector<std::tuple<TimeNs, float, int8_t>> edges;
+  for (size_t step = 0; step < steps.steps.size(); ++step) {
+    edges.clear();
+    for (const auto& [begin, end] : streams) {
+      // A track's slices are sorted by start.
+      const TimeNs* first = c.ts_ns.data();
+      SliceId s = static_cast<SliceId>(
+          std::lower_bound(first + begin, first + end, steps.steps[step].start_ns) - first);
+      for (; s < end && c.ts_ns[s] < steps.steps[step].end_ns; ++s) {
+        if (c.kind[s] != EventKind::kKernel) continue;
+        const TimeNs start_ns = c.ts_ns[s];
+        const TimeNs end_ns = std::min(c.end_ns(s), steps.steps[step].end_ns);
+        if (end_ns <= start_ns) continue;
+        const TimeNs dur_ns = end_ns - start_ns;
+        out.kernel_ns += dur_ns;
+        double fill = -1;
+        int64_t blocks = 0;
+        if (const DeviceDetails* d = tl.details(s)) {
+          blocks = d->BlockCount();
+          if (blocks > 0 && sm_count > 0) {
+            fill = static_cast<double>(blocks) / sm_count;
+          } else if (d->blocks_per_sm >= 0) {
+            fill = d->blocks_per_sm;
+            blocks = sm_count > 0 ? static_cast<int64_t>(fill * sm_count + 0.5) : 0;
+          }
+        }
+        // Unknown dimensions count as a full GPU: they may fill the SMs a
+        // concurrent small grid leaves free, so claiming less is the safe side.
+        const double level = fill >= 0 ? std::min(1.0, fill) : 1.0;
+        if (fill >= 0) out.dims_known_ns += dur_ns;
+        bool candidate = fill >= 0 && fill < 1.0 && !tl.HasFlag(s, kFlagCollective);
+        if (candidate) {
+          auto [it, added] = by_name.try_emplace(c.name[s]);
+          if (added) it->second = ClassifyKernel(tl.str(c.name[s]));
+          KernelClass kc = it->second;
+          if (IsMatmul(kc.family) && kc.tc == TensorCoreUse::kUnknown) {
+            const std::string dtype =
+                FirstTensorDtype(ArgText(tl, FindLaunchContext(tl, s).op, "Input type"));
+            auto [cached, fresh] = by_name_and_dtype.try_emplace(std::make_pair(c.name[s], dtype));
+            if (fresh) cached->second = ClassifyKernel(tl.str(c.name[s]), dtype);
+            kc = cached->second;
+          }
+          // Collectives use few blocks by design; matmuls off Tensor Cores
+          // are tensor-cores-idle's time, and undecided ones are left alone.
+          candidate = kc.family != KernelFamily::kCollective &&
+                      (!IsMatmul(kc.family) || kc.tc == TensorCoreUse::kYes);
+          if (candidate) {
+            out.candidate_ns += dur_ns;
+            NameStat& n = out.by_name[std::string(tl.str(c.name[s]))];
+            if (n.item.count == 0) {
+              n.item.name = std::string(tl.str(c.name[s]));
+              n.kclass = kc;
+            }
+            n.item.total_ns += dur_ns;
+            ++n.item.count;
+            n.sm_idle_ns += static_cast<double>(dur_ns) * (1.0 - fill);
+            if (dur_ns > n.longest_ns) {
+              n.longest_ns = dur_ns;
+              n.longest = s;
+              n.blocks = blocks;
+              n.fill = fill;
+            }
+          }
+        }
+        edges.emplace_back(start_ns, static_cast<float>(level), candidate ? 1 : 0);
+        edges.emplace_back(end_ns, static_cast<float>(-level), candidate ? -1 : 0);
+      }
+    }
+    out.sm_idle_steps[step] = SweepSmIdleNs(edges);
+    out.sm_idle_ns += out.sm_idle_steps[step];
   }
   return out;
 }
@@ -314,16 +328,17 @@ RuleOutcome KernelSmallGridsRule::Check(AnalysisContext& ctx, const RuleOptions&
   f.cause = "small_grids";
   f.recoverable_ns_per_step =
       static_cast<TimeNs>(rank_idle_ns / static_cast<double>(n * device_count));
-  f.recoverable_share = std::min(
-      1.0, SafeShare(rank_idle_ns, static_cast<double>(step_total_ns) * device_count));
+  f.recoverable_share =
+      std::min(1.0, SafeShare(rank_idle_ns, static_cast<double>(step_total_ns) * device_count));
   for (double ns : per_step) {
     f.recoverable_ns_steps.push_back(static_cast<TimeNs>(ns / static_cast<double>(device_count)));
   }
   // Spreading the same work over every SM is assumed to scale: a bound.
   f.confidence = Confidence::kModelled;
-  f.title = fmt::format("{} of the step the GPU's SMs idle inside kernels with fewer blocks "
-                        "than SMs ({}, {})",
-                        Percent(share), device_name, sms);
+  f.title = fmt::format(
+      "{} of the step the GPU's SMs idle inside kernels with fewer blocks "
+      "than SMs ({}, {})",
+      Percent(share), device_name, sms);
   f.message = fmt::format(
       "On device {}, kernels that launch fewer thread blocks than the GPU has SMs run {} per "
       "step; while they run, about {} per step of the GPU's SM time idles (the TensorBoard "
