@@ -66,8 +66,9 @@ std::string CannotJudge(const Timeline& tl, int device) {
   // Without device properties the kernels' own "blocks per SM" (CUPTI's,
   // so NVIDIA) still gives the fill; MeasureDevice needs one or the other.
   if (info == nullptr) return "";
-  // ROCm traces give grids in work-items on some launch paths and in
-  // workgroups on others, so blocks cannot be counted reliably.
+  // ROCm traces take the grid from the launch call's arguments: work-items
+  // on some paths (Tensile's hipExtModuleLaunchKernel), workgroups on
+  // others, so blocks cannot be counted reliably.
   if (!rules_internal::IsNvidia(*info)) {
     return fmt::format(
         "device {} ({}) is not an NVIDIA GPU; its launch grids are not counted "
