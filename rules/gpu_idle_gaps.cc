@@ -18,6 +18,7 @@
 #include "rules/idle_findings.h"
 #include "rules/launch_context.h"
 #include "rules/optimizer_advice.h"
+#include "rules/step_tail_advice.h"
 
 namespace tracelint {
 namespace {
@@ -105,10 +106,11 @@ void AddMemoryContext(const MemoryUsage& memory, std::string_view accel, Finding
 constexpr size_t kMinStepsForOneStepStall = 4;
 constexpr double kOneStepStallMinShare = 0.5;
 
-void AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding& f) {
+// True when it gave the stall's advice.
+bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding& f) {
   const std::vector<TimeNs>& v = summary.step_values_ns;
   if (!steps.from_markers || v.size() < kMinStepsForOneStepStall || v.size() != steps.steps.size()) {
-    return;
+    return false;
   }
   TimeNs total = 0;
   size_t worst = 0;
@@ -116,9 +118,9 @@ void AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
     total += v[i];
     if (v[i] > v[worst]) worst = i;
   }
-  if (total <= 0) return;
+  if (total <= 0) return false;
   const double share = static_cast<double>(v[worst]) / total;
-  if (share < kOneStepStallMinShare) return;
+  if (share < kOneStepStallMinShare) return false;
   const TimeNs median =
       static_cast<TimeNs>(std::llround(Median(std::vector<double>(v.begin(), v.end()))));
   const int64_t number = steps.steps[worst].number;
@@ -140,6 +142,7 @@ void AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
       "evaluation, logging or metric reads, garbage collection) and make it asynchronous or "
       "rarer{}. Otherwise: {}",
       number, v.size(), edge, f.fix);
+  return true;
 }
 
 // The fix for a cause, for the job at hand: TensorFlow and JAX have their
@@ -389,13 +392,23 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
     f.fix = FixFor(owned, ctx.job_profile(), where);
+    // The optimizer's or a one-step stall's advice, when given, leads the
+    // fix; the step-tail advice then adds only its evidence.
+    bool fix_taken = false;
     if (ctx.job_profile().is_pytorch() && (owned.cause == IdleCause::kOtherHostWork ||
                                            owned.cause == IdleCause::kLaunchOverhead)) {
+      const std::string plain_fix = f.fix;
       rules_internal::AddOptimizerAdvice(
           rules_internal::OptimizerIdleOf(tl, steps, *idle, owned.cause), f);
+      fix_taken = f.fix != plain_fix;
     }
     AddMemoryContext(ctx.memory_usage(), accel, f);
-    AddOneStepStall(summary, steps, f);
+    fix_taken |= AddOneStepStall(summary, steps, f);
+    if (owned.cause == IdleCause::kOtherHostWork || owned.cause == IdleCause::kHostSilent) {
+      rules_internal::AddStepTailAdvice(
+          rules_internal::StepTailOf(steps, devices, *idle, owned.cause), accel,
+          ctx.job_profile(), fix_taken, f);
+    }
     outcome.findings.push_back(std::move(f));
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {
