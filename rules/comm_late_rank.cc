@@ -13,6 +13,7 @@
 #include "analyzer/analysis/stats.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/trace_integrity.h"
+#include "analyzer/base/time_limits.h"
 #include "fmt/format.h"
 #include "rules/launch_context.h"
 
@@ -70,6 +71,13 @@ RankPace PaceOf(AnalysisContext& ctx) {
   return p;
 }
 
+// A per-step figure as whole nanoseconds; hostile traces can make the
+// doubles larger than any trace time, so they are held to the trace range.
+TimeNs Ns(double v) {
+  const double limit = static_cast<double>(kMaxTraceTimeNs);
+  return static_cast<TimeNs>(std::llround(std::clamp(v, -limit, limit)));
+}
+
 std::string RankList(const std::vector<size_t>& idx, const std::vector<int>& names) {
   std::string out;
   for (size_t i = 0; i < idx.size() && i < kMaxRanksListed; ++i) {
@@ -81,7 +89,7 @@ std::string RankList(const std::vector<size_t>& idx, const std::vector<int>& nam
 
 std::string Signed(double ns) {
   return fmt::format("{}{}", ns < 0 ? "-" : "+",
-                     FormatDurationNs(static_cast<TimeNs>(std::llround(std::fabs(ns)))));
+                     FormatDurationNs(Ns(std::fabs(ns))));
 }
 
 enum class Why { kCompute, kDataLoader, kHost, kMixed };
@@ -204,7 +212,7 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
   const int most_name = rank_names[most];
   Finding f;
   f.cause = "late_rank";
-  f.recoverable_ns_per_step = static_cast<TimeNs>(std::llround(saving_ns));
+  f.recoverable_ns_per_step = Ns(saving_ns);
   f.recoverable_share = std::min(1.0, SafeShare(saving_ns, pace[most].step_ns));
   f.confidence = held_ns >= balance_ns ? Confidence::kMeasured : Confidence::kModelled;
   const double last_share = SafeShare(static_cast<double>(split.arrived_last[late]),
@@ -222,8 +230,8 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
       "of the slowest: {}. Up to {} per step is recoverable; this time is taken out of this "
       "rule's other findings, which would otherwise count it as communication.",
       late_name, split.arrived_last[late], split.collectives_matched, Percent(last_share),
-      most_name, FormatDurationNs(static_cast<TimeNs>(std::llround(pace[most].waiting_ns))),
-      late_name, FormatDurationNs(static_cast<TimeNs>(std::llround(pace[late].waiting_ns))),
+      most_name, FormatDurationNs(Ns(pace[most].waiting_ns)),
+      late_name, FormatDurationNs(Ns(pace[late].waiting_ns)),
       Percent(imbalance), Percent(min_imbalance_share), because,
       FormatDurationNs(f.recoverable_ns_per_step));
   f.evidence.push_back({fmt::format("Imbalance (most minus least waiting in collectives) {} of "
@@ -233,7 +241,7 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
   f.evidence.push_back(
       {fmt::format("Held up by rank {} alone: {} per step (where it arrives last, the "
                    "next-latest rank's collective time minus its own)",
-                   late_name, FormatDurationNs(static_cast<TimeNs>(std::llround(held_ns)))),
+                   late_name, FormatDurationNs(Ns(held_ns))),
        held_ns, 0, "ns"});
   f.evidence.push_back(
       {fmt::format("Rank {} against the median of the ranks that wait, per step: compute {}, "
@@ -248,7 +256,7 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
     f.evidence.push_back(
         {fmt::format("Capped at rank {}'s exposed communication and waits on collectives, {} "
                      "per step",
-                     most_name, FormatDurationNs(static_cast<TimeNs>(std::llround(bound_ns)))),
+                     most_name, FormatDurationNs(Ns(bound_ns))),
          bound_ns, 0, "ns"});
   }
   if (split.steps_mismatched > 0) {
@@ -260,7 +268,7 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
   for (size_t r = 0; r < n; ++r) {
     f.per_rank.push_back(fmt::format(
         "rank {}: waits {} per step in collectives", rank_names[r],
-        FormatDurationNs(static_cast<TimeNs>(std::llround(pace[r].waiting_ns)))));
+        FormatDurationNs(Ns(pace[r].waiting_ns))));
   }
   f.location.rank = late_name;
   f.location.first_step = split.first_step;

@@ -135,7 +135,7 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
         const TimeNs end_ns = std::min(c.end_ns(s), steps.steps[step].end_ns);
         if (end_ns <= start_ns) continue;
         const TimeNs dur_ns = end_ns - start_ns;
-        out.kernel_ns += dur_ns;
+        out.kernel_ns = SaturatingAddNs(out.kernel_ns, dur_ns);
         double fill = -1;
         int64_t blocks = 0;
         if (const DeviceDetails* d = tl.details(s)) {
@@ -150,7 +150,7 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
         // Unknown dimensions count as a full GPU: they may fill the SMs a
         // concurrent small grid leaves free, so claiming less is the safe side.
         const double level = fill >= 0 ? std::min(1.0, fill) : 1.0;
-        if (fill >= 0) out.dims_known_ns += dur_ns;
+        if (fill >= 0) out.dims_known_ns = SaturatingAddNs(out.dims_known_ns, dur_ns);
         bool candidate = fill >= 0 && fill < 1.0 && !tl.HasFlag(s, kFlagCollective);
         if (candidate) {
           auto [it, added] = by_name.try_emplace(c.name[s]);
@@ -168,13 +168,13 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
           candidate = kc.family != KernelFamily::kCollective &&
                       (!IsMatmul(kc.family) || kc.tc == TensorCoreUse::kYes);
           if (candidate) {
-            out.candidate_ns += dur_ns;
+            out.candidate_ns = SaturatingAddNs(out.candidate_ns, dur_ns);
             NameStat& n = out.by_name[std::string(tl.str(c.name[s]))];
             if (n.item.count == 0) {
               n.item.name = std::string(tl.str(c.name[s]));
               n.kclass = kc;
             }
-            n.item.total_ns += dur_ns;
+            n.item.total_ns = SaturatingAddNs(n.item.total_ns, dur_ns);
             ++n.item.count;
             n.sm_idle_ns += static_cast<double>(dur_ns) * (1.0 - fill);
             if (dur_ns > n.longest_ns) {

@@ -104,18 +104,18 @@ CollectiveSplit MatchCollectives(const std::vector<RankCollectives>& ranks,
       for (size_t r = 0; r < n; ++r) {
         if (r != fastest && (second_ns < 0 || (*lists[r])[k] < second_ns)) second_ns = (*lists[r])[k];
       }
-      out.transfer_ns += transfer_ns;
+      out.transfer_ns = SaturatingAddNs(out.transfer_ns, transfer_ns);
       ++out.collectives_matched;
       bool anyone_waited = false;
       for (size_t r = 0; r < n; ++r) {
-        out.collective_ns[r] += (*lists[r])[k];
-        out.waiting_ns[r] += (*lists[r])[k] - transfer_ns;
+        out.collective_ns[r] = SaturatingAddNs(out.collective_ns[r], (*lists[r])[k]);
+        out.waiting_ns[r] = SaturatingAddNs(out.waiting_ns[r], (*lists[r])[k] - transfer_ns);
         anyone_waited |= (*lists[r])[k] > transfer_ns;
       }
       // Equal durations name no late rank.
       if (anyone_waited) {
         ++out.arrived_last[fastest];
-        out.held_up_ns[fastest] += second_ns - transfer_ns;
+        out.held_up_ns[fastest] = SaturatingAddNs(out.held_up_ns[fastest], second_ns - transfer_ns);
       }
     }
   }

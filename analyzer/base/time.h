@@ -2,6 +2,7 @@
 #define TRACELINT_ANALYZER_BASE_TIME_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,16 @@ std::optional<TimeNs> ParseMicrosTextToNs(std::string_view text);
 // Picoseconds (XPlane) to nanoseconds, rounding to nearest.
 inline constexpr TimeNs PsToNs(int64_t ps) {
   return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
+}
+
+// a + b, held at the int64 limits: sums over many events of a hostile trace
+// (durations that overlap) can pass them even though each time is bounded.
+inline constexpr TimeNs SaturatingAddNs(TimeNs a, TimeNs b) {
+  TimeNs sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
+  }
+  return sum;
 }
 
 // "1.234 ms", "56.7 us", "3.20 s" for reports.
