@@ -190,6 +190,21 @@ TEST(KernelSmallGridsTest, AConcurrentFullKernelFillsTheFreeSms) {
   EXPECT_LT(all.findings[0].recoverable_ns_per_step, 20 * kNsPerUs);
 }
 
+TEST(KernelSmallGridsTest, HugeOverlappingKernelsDoNotOverflow) {
+  // Eight streams each run a kernel of 2^61 ns at once: every time is in
+  // range, the sum of their durations is not.
+  KernelSmallGridsRule rule;
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1);
+  for (int stream = 0; stream < 8; ++stream) {
+    s.BeginOp("aten::add").Kernel(kAdd, TimeNs{1} << 61, Grid(4, {0, 30 + stream})).End();
+  }
+  s.DeviceSync().EndStep();
+  RuleOutcome outcome = RunOn(rule, Build(s), Options(rule));  // ExpectSane checks the numbers
+  EXPECT_TRUE(outcome.applicable);
+}
+
 TEST(KernelSmallGridsTest, AmdAndMissingDimensionsAreNotJudged) {
   KernelSmallGridsRule rule;
   DeviceSpec mi300{0, "AMD Instinct MI300X", 9, 4, 304, 205'571'227'648, 2048};

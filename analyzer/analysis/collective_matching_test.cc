@@ -1,5 +1,6 @@
 #include "analyzer/analysis/collective_matching.h"
 
+#include <limits>
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
@@ -107,6 +108,17 @@ TEST(CollectiveMatchingTest, StepsMatchByNumberAndOneRankIsNoMatch) {
   EXPECT_EQ(split.transfer_ns, 4);
   EXPECT_EQ(split.waiting_ns[0], 1);
   EXPECT_EQ(MatchCollectives({a}, {0}).steps_matched, 0);
+}
+
+TEST(CollectiveMatchingTest, HugeDurationsSaturateInsteadOfOverflowing) {
+  // A hostile trace: each time is in range, their sums are not.
+  constexpr TimeNs kHuge = (TimeNs{1} << 62) - 1;
+  RankCollectives a{{1}, {{kHuge, kHuge, kHuge}}};
+  RankCollectives b{{1}, {{0, 0, 0}}};
+  const CollectiveSplit split = MatchCollectives({a, b}, {0, 1});
+  EXPECT_EQ(split.collective_ns[0], std::numeric_limits<TimeNs>::max());
+  EXPECT_EQ(split.waiting_ns[0], std::numeric_limits<TimeNs>::max());
+  EXPECT_EQ(split.held_up_ns[1], std::numeric_limits<TimeNs>::max());
 }
 
 }  // namespace
