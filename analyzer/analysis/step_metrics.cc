@@ -254,13 +254,14 @@ void AddInto(DeviceMetrics& sum, const DeviceMetrics& m) {
   sum.kernel_busy_ns += m.kernel_busy_ns;
   sum.busy_ns += m.busy_ns;
   for (int i = 0; i < kStepCategoryCount; ++i) sum.breakdown_ns[i] += m.breakdown_ns[i];
-  sum.kernel_ns += m.kernel_ns;
-  sum.tensor_core_kernel_ns += m.tensor_core_kernel_ns;
+  // Durations of overlapping kernels can sum past int64 in a hostile trace.
+  sum.kernel_ns = SaturatingAddNs(sum.kernel_ns, m.kernel_ns);
+  sum.tensor_core_kernel_ns = SaturatingAddNs(sum.tensor_core_kernel_ns, m.tensor_core_kernel_ns);
   sum.sm_efficiency_ns += m.sm_efficiency_ns;
   sum.occupancy_weighted_ns += m.occupancy_weighted_ns;
-  sum.occupancy_known_ns += m.occupancy_known_ns;
+  sum.occupancy_known_ns = SaturatingAddNs(sum.occupancy_known_ns, m.occupancy_known_ns);
   sum.sm_efficiency_known = sum.sm_efficiency_known || m.sm_efficiency_known;
-  sum.sm_dims_known_ns += m.sm_dims_known_ns;
+  sum.sm_dims_known_ns = SaturatingAddNs(sum.sm_dims_known_ns, m.sm_dims_known_ns);
 }
 
 void ComputeTopLists(const Timeline& tl, const StepSet& steps,
@@ -286,7 +287,7 @@ void ComputeTopLists(const Timeline& tl, const StepSet& steps,
     if (new_kernel) kernel_it->second = &by_kernel[tl.str(c.name[k.slice])];
     KernelStat& ks = *kernel_it->second;
     ++ks.count;
-    ks.total_ns += dur_ns;
+    ks.total_ns = SaturatingAddNs(ks.total_ns, dur_ns);
     const StringId op_key = c.launch[k.slice] == kNoIndex ? kUnlinkedKey
                             : k.outer_op == kNoIndex      ? kNoHostOpKey
                                                           : c.name[k.outer_op];
@@ -299,10 +300,10 @@ void ComputeTopLists(const Timeline& tl, const StepSet& steps,
     }
     OpStat& os = *op_it->second;
     ++os.kernel_count;
-    os.device_ns += dur_ns;
+    os.device_ns = SaturatingAddNs(os.device_ns, dur_ns);
     // Pseudo-ops count kernels, not op instances.
     if (k.outer_op == kNoIndex || ops_seen.insert(k.outer_op).second) ++os.count;
-    out.total_kernel_ns += dur_ns;
+    out.total_kernel_ns = SaturatingAddNs(out.total_kernel_ns, dur_ns);
   }
   double total = static_cast<double>(out.total_kernel_ns);
   for (auto& [name, ks] : by_kernel) {
@@ -408,15 +409,17 @@ StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps) {
       TimeNs clipped_ns = std::min(k.end_ns, st->end_ns) - std::max(k.start_ns, st->start_ns);
       if (clipped_ns <= 0) continue;
       DeviceMetrics& m = out.steps[st - steps.steps.begin()].devices[it->second];
-      m.kernel_ns += clipped_ns;
-      if (k.tensor_core) m.tensor_core_kernel_ns += clipped_ns;
+      m.kernel_ns = SaturatingAddNs(m.kernel_ns, clipped_ns);
+      if (k.tensor_core) {
+        m.tensor_core_kernel_ns = SaturatingAddNs(m.tensor_core_kernel_ns, clipped_ns);
+      }
       if (k.sm_value >= 0) {
         m.sm_efficiency_known = true;
-        m.sm_dims_known_ns += clipped_ns;
+        m.sm_dims_known_ns = SaturatingAddNs(m.sm_dims_known_ns, clipped_ns);
       }
       if (k.occupancy >= 0) {
         m.occupancy_weighted_ns += k.occupancy * static_cast<double>(clipped_ns);
-        m.occupancy_known_ns += clipped_ns;
+        m.occupancy_known_ns = SaturatingAddNs(m.occupancy_known_ns, clipped_ns);
       }
     }
   }

@@ -130,7 +130,9 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
       SliceId first = launches.front().launch;
       if (first == kNoIndex || !long_launches.contains(first)) continue;
       bool later_fast = std::all_of(launches.begin() + 1, launches.end(), [&](const Launch& l) {
-        return l.launch == kNoIndex || c.dur_ns[l.launch] * kLoadToSteadyLaunchRatio <= c.dur_ns[first];
+        // Divided, not multiplied: a hostile duration times the ratio can pass int64.
+        return l.launch == kNoIndex ||
+               c.dur_ns[l.launch] <= c.dur_ns[first] / kLoadToSteadyLaunchRatio;
       });
       if (later_fast) first_launches.insert(first);
     }

@@ -255,12 +255,16 @@ void CutStopTail(const Timeline& tl, TimeNs launched_end_ns, StepSet& out) {
   }
   if (work_end_ns <= last.start_ns) return;
   TimeNs tail_ns = last.end_ns - work_end_ns;
-  if (tail_ns < kStopTailMinFactor * (work_end_ns - last.start_ns)) return;
+  // Divided, not multiplied: a hostile span times the factor can pass int64
+  // (tail < k * work exactly when tail / k < work, in integers).
+  if (tail_ns / kStopTailMinFactor < work_end_ns - last.start_ns) return;
   if (out.steps.size() >= 2) {
     std::vector<TimeNs> others;
     for (size_t i = 0; i + 1 < out.steps.size(); ++i) others.push_back(out.steps[i].duration_ns());
     std::nth_element(others.begin(), others.begin() + others.size() / 2, others.end());
-    if (last.duration_ns() <= kStopTailStepFactor * others[others.size() / 2]) return;
+    // d <= k * m exactly when ceil(d / k) <= m.
+    const TimeNs median_ns = others[others.size() / 2];
+    if ((last.duration_ns() + kStopTailStepFactor - 1) / kStopTailStepFactor <= median_ns) return;
   }
   out.stop_tail_ns = tail_ns;
   out.notes.push_back(fmt::format(

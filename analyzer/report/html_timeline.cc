@@ -301,7 +301,8 @@ std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
         "<line class=\"grid\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{:.0f}\"/>"
         "<text class=\"axis\" x=\"{:.1f}\" y=\"12\" text-anchor=\"{}\">+{}</text>\n",
         x, x, kTop - 14, height, x, i == 0 ? "start" : (i == 4 ? "end" : "middle"),
-        Dur((end_ns - start_ns) * i / 4));
+        // In 128 bits: a hostile span times 4 can pass int64.
+        Dur(static_cast<TimeNs>(static_cast<__int128>(end_ns - start_ns) * i / 4)));
   }
   for (const Band& band : bands) {
     double x0 = x_of(band.start_ns);
