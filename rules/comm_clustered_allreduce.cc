@@ -194,18 +194,20 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
     const TimeNs step_exposed_ns = exposed.OverlapNs(step.start_ns, step.end_ns);
     out.exposed_ns += step_exposed_ns;
     TimeNs coll_ns = 0;
-    for (const Collective& coll : sc.collectives) coll_ns += coll.end_ns - coll.start_ns;
-    out.collective_ns += coll_ns;
+    for (const Collective& coll : sc.collectives) {
+      coll_ns = SaturatingAddNs(coll_ns, coll.end_ns - coll.start_ns);
+    }
+    out.collective_ns = SaturatingAddNs(out.collective_ns, coll_ns);
 
     std::vector<Interval> tail;
     const Collective* last = nullptr;
     if (sc.last_backward_end_ns >= 0) {
       ++out.steps_with_backward;
-      out.backward_step_coll_ns += coll_ns;
+      out.backward_step_coll_ns = SaturatingAddNs(out.backward_step_coll_ns, coll_ns);
       for (const Collective& coll : sc.collectives) {
         if (coll.start_ns < sc.last_backward_end_ns) continue;
         tail.push_back({coll.start_ns, coll.end_ns});
-        out.tail_ns += coll.end_ns - coll.start_ns;
+        out.tail_ns = SaturatingAddNs(out.tail_ns, coll.end_ns - coll.start_ns);
         ++out.tail_count;
         if (coll.after_backward) ++out.tail_manual_count;
         if (last == nullptr || coll.start_ns > last->start_ns) last = &coll;
@@ -253,7 +255,7 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
             coll.msg_bytes > 0 ? fmt::format(", {:.1f} MiB per call", coll.msg_bytes / 1048576.0)
                                : std::string());
       }
-      item.total_ns += coll.end_ns - coll.start_ns;
+      item.total_ns = SaturatingAddNs(item.total_ns, coll.end_ns - coll.start_ns);
       ++item.count;
       // Prefer a tail collective as the location: that is what the fix moves.
       if ((in_tail && !out.worst_in_tail) ||

@@ -108,10 +108,10 @@ void AddCopy(const Timeline& tl, const DeviceActivity& da, SliceId s, DeviceH2d&
                       : kind.src == MemorySpace::kPinned ? out.pinned
                                                          : out.other_space;
   ++space.count;
-  space.dur_ns += dur_ns;
+  space.dur_ns = SaturatingAddNs(space.dur_ns, dur_ns);
   if (bytes >= 0) {
     space.bytes += bytes;
-    space.sized_dur_ns += dur_ns;
+    space.sized_dur_ns = SaturatingAddNs(space.sized_dur_ns, dur_ns);
   }
 
   const LaunchContext launch = FindLaunchContext(tl, s);
@@ -119,7 +119,7 @@ void AddCopy(const Timeline& tl, const DeviceActivity& da, SliceId s, DeviceH2d&
   if ((details != nullptr && details->synchronous) ||
       (launch.launch != kNoIndex && tl.HasFlag(launch.launch, kFlagSyncCall))) {
     ++out.sync_count;
-    out.sync_ns += dur_ns;
+    out.sync_ns = SaturatingAddNs(out.sync_ns, dur_ns);
   }
   const std::string dtype = CopiedDtype(tl, launch.op);
   if (dtype == "float32") ++out.float32_count;
@@ -141,7 +141,7 @@ void AddCopy(const Timeline& tl, const DeviceActivity& da, SliceId s, DeviceH2d&
     item.detail = fmt::format("{}{}{}, {} source", dtype.empty() ? "dtype unknown" : dtype,
                               dims.empty() ? "" : " ", dims, MemorySpaceName(kind.src));
   }
-  item.total_ns += dur_ns;
+  item.total_ns = SaturatingAddNs(item.total_ns, dur_ns);
   ++item.count;
 }
 

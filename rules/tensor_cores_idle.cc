@@ -183,7 +183,8 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
       const DtypeGroup group = dclass == DtypeClass::kFp32      ? DtypeGroup::kFp32
                                : dclass == DtypeClass::kUnknown ? DtypeGroup::kUnknown
                                                                 : DtypeGroup::kLowPrecision;
-      out.non_tc_by_dtype[static_cast<int>(group)] += span.length_ns();
+      TimeNs& by_dtype_ns = out.non_tc_by_dtype[static_cast<int>(group)];
+      by_dtype_ns = SaturatingAddNs(by_dtype_ns, span.length_ns());
       const std::string op_name =
           launch.op != kNoIndex ? std::string(tl.str(c.name[launch.op])) : std::string(name);
       const std::string dims = ArgText(tl, launch.op, "Input Dims");
@@ -194,7 +195,7 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
         g.dims = dims;
         g.dtype = group;
       }
-      g.item.total_ns += span.length_ns();
+      g.item.total_ns = SaturatingAddNs(g.item.total_ns, span.length_ns());
       ++g.item.count;
       if (span.length_ns() > g.longest_kernel_ns) {
         g.longest_kernel_ns = span.length_ns();

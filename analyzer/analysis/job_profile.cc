@@ -92,7 +92,7 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
       }
       int i = static_cast<int>(kind);
       ++p.collective_count[i];
-      p.collective_ns[i] += c.dur_ns[s];
+      p.collective_ns[i] = SaturatingAddNs(p.collective_ns[i], c.dur_ns[s]);
     }
   }
   // TF and JAX traces name gradients in their op/HLO names.
