@@ -149,7 +149,7 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
         }
         // Unknown dimensions count as a full GPU: they may fill the SMs a
         // concurrent small grid leaves free, so claiming less is the safe side.
-        const double level = fill >= 0 ? std::min(1.0, fill) : 1.0;
+        double level = fill >= 0 ? std::min(1.0, fill) : 1.0;
         if (fill >= 0) out.dims_known_ns = SaturatingAddNs(out.dims_known_ns, dur_ns);
         bool candidate = fill >= 0 && fill < 1.0 && !tl.HasFlag(s, kFlagCollective);
         if (candidate) {
@@ -167,6 +167,9 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
           // are tensor-cores-idle's time, and undecided ones are left alone.
           candidate = kc.family != KernelFamily::kCollective &&
                       (!IsMatmul(kc.family) || kc.tc == TensorCoreUse::kYes);
+          // While such a matmul runs its time is tensor-cores-idle's: it
+          // counts as filling the GPU, so no instant is claimed twice.
+          if (IsMatmul(kc.family) && kc.tc != TensorCoreUse::kYes) level = 1.0;
           if (candidate) {
             out.candidate_ns = SaturatingAddNs(out.candidate_ns, dur_ns);
             NameStat& n = out.by_name[std::string(tl.str(c.name[s]))];

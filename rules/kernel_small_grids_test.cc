@@ -170,6 +170,27 @@ TEST(KernelSmallGridsTest, CollectivesAndGemmsOffTensorCoresAreNotCounted) {
   EXPECT_TRUE(outcome.findings.empty());
 }
 
+TEST(KernelSmallGridsTest, AConcurrentMatmulOffTensorCoresIsNotClaimedTwice) {
+  // A small-grid FP32 SGEMM (tensor-cores-idle's time) beside a small-grid
+  // elementwise kernel for the whole step: the two rules together would
+  // claim more than the step if this rule counted the SGEMM's free SMs.
+  KernelSmallGridsRule rule;
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  const StreamRef side{0, 20};
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k);
+    s.BeginOp("aten::add").Kernel(kAdd, 5 * kNsPerMs, Grid(4, side)).End();
+    s.BeginOp("aten::mm", testing::ShapeArgs("[[64, 64], [64, 64]]", R"(["float", "float"])"))
+        .Kernel(kFp32Gemm, 5 * kNsPerMs, Grid(8))
+        .End();
+    s.Sync().DeviceSync().EndStep();
+  }
+  RuleOutcome all = RunOn(rule, Build(s), Options(rule, {{"MinSmIdleShare", 0}}));
+  ASSERT_EQ(all.findings.size(), 1u);
+  EXPECT_LT(all.findings[0].recoverable_ns_per_step, 20 * kNsPerUs);
+}
+
 TEST(KernelSmallGridsTest, AConcurrentFullKernelFillsTheFreeSms) {
   KernelSmallGridsRule rule;
   Scenario s;
