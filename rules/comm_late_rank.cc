@@ -287,11 +287,9 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
     const TimeNs after = std::max<TimeNs>(0, before - f.recoverable_ns_per_step);
     if (after == 0) continue;  // all of it was waiting for the late rank
     const double scale = static_cast<double>(after) / static_cast<double>(before);
-    m.recoverable_ns_per_step = after;
+    ScaleRecoverable(m, scale);
+    m.recoverable_ns_per_step = after;  // exact, whatever the rounding of the scale
     m.recoverable_share *= scale;
-    for (TimeNs& ns : m.recoverable_ns_steps) {
-      ns = static_cast<TimeNs>(std::floor(static_cast<double>(ns) * scale));
-    }
     m.evidence.push_back(
         {fmt::format("{} per step of it is waiting for rank {}: counted under late_rank",
                      FormatDurationNs(before - after), late_name),

@@ -12,6 +12,7 @@
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/kernel_classify.h"
+#include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
@@ -136,17 +137,7 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
         if (end_ns <= start_ns) continue;
         const TimeNs dur_ns = end_ns - start_ns;
         out.kernel_ns = SaturatingAddNs(out.kernel_ns, dur_ns);
-        double fill = -1;
-        int64_t blocks = 0;
-        if (const DeviceDetails* d = tl.details(s)) {
-          blocks = d->BlockCount();
-          if (blocks > 0 && sm_count > 0) {
-            fill = static_cast<double>(blocks) / sm_count;
-          } else if (d->blocks_per_sm >= 0) {
-            fill = d->blocks_per_sm;
-            blocks = sm_count > 0 ? static_cast<int64_t>(fill * sm_count + 0.5) : 0;
-          }
-        }
+        const double fill = KernelSmFill(tl, s).value_or(-1);
         // Unknown dimensions count as a full GPU: they may fill the SMs a
         // concurrent small grid leaves free, so claiming less is the safe side.
         double level = fill >= 0 ? std::min(1.0, fill) : 1.0;
@@ -183,7 +174,11 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
             if (dur_ns > n.longest_ns) {
               n.longest_ns = dur_ns;
               n.longest = s;
-              n.blocks = blocks;
+              // For the top items: the grid's blocks, or blocks per SM x SMs.
+            const DeviceDetails* d = tl.details(s);
+            n.blocks = d != nullptr && d->BlockCount() > 0 ? d->BlockCount()
+                       : sm_count > 0 ? static_cast<int64_t>(fill * sm_count + 0.5)
+                                      : 0;
               n.fill = fill;
             }
           }

@@ -98,6 +98,23 @@ std::string_view OpDtype(const Timeline& tl, SliceId op) {
   return FirstTensorDtype(tl.str(arg->value.s));
 }
 
+}  // namespace
+
+std::optional<double> KernelSmFill(const Timeline& tl, SliceId kernel) {
+  const DeviceDetails* d = tl.details(kernel);
+  if (d == nullptr) return std::nullopt;
+  const DeviceInfo* info =
+      tl.metadata().FindDevice(tl.tracks()[tl.slices().track[kernel]].device);
+  const int64_t blocks = d->BlockCount();
+  if (blocks > 0 && info != nullptr && info->sm_count > 0) {
+    return static_cast<double>(blocks) / info->sm_count;
+  }
+  if (d->blocks_per_sm >= 0) return static_cast<double>(d->blocks_per_sm);
+  return std::nullopt;
+}
+
+namespace {
+
 std::vector<KernelFacts> CollectKernels(const Timeline& tl) {
   const SliceColumns& c = tl.slices();
   absl::flat_hash_map<StringId, KernelClass> by_name;
@@ -140,16 +157,8 @@ std::vector<KernelFacts> CollectKernels(const Timeline& tl) {
     }
     k.tensor_core = kc.tc == TensorCoreUse::kYes;
 
+    if (std::optional<double> fill = KernelSmFill(tl, s)) k.sm_value = std::min(1.0, *fill);
     if (const DeviceDetails* d = tl.details(s)) {
-      const DeviceInfo* info = tl.metadata().FindDevice(track.device);
-      int64_t blocks = d->BlockCount();
-      if (blocks > 0 && info != nullptr && info->sm_count > 0) {
-        k.sm_value = std::min(1.0, static_cast<double>(blocks) / info->sm_count);
-      } else if (d->blocks_per_sm >= 0) {
-        // The trace's "blocks per SM" is the same ratio when the device's
-        // SM count is missing from deviceProperties.
-        k.sm_value = std::min(1.0, static_cast<double>(d->blocks_per_sm));
-      }
       if (d->est_achieved_occupancy_pct >= 0) {
         k.occupancy = std::min(100.0, static_cast<double>(d->est_achieved_occupancy_pct)) / 100;
       }

@@ -14,6 +14,7 @@
 
 #include "analyzer/analysis/kernel_classify.h"
 #include "analyzer/base/time.h"
+#include "analyzer/model/timeline.h"
 
 namespace tracelint {
 
@@ -129,6 +130,13 @@ struct StepMetrics {
   std::vector<OpStat> top_ops;
   TimeNs total_kernel_ns = 0;           // denominator of the shares above
 };
+
+// The share of its device's SMs a kernel's grid asks for: blocks / SMs from
+// the grid and deviceProperties' SM count, else the trace's own "blocks per
+// SM" (the same ratio); not capped, so > 1 is more than one wave. nullopt
+// without launch dimensions. min(1, fill) is the TensorBoard plugin's
+// per-kernel SM efficiency.
+std::optional<double> KernelSmFill(const Timeline& tl, SliceId kernel);
 
 // Over ctx.steps() (the steady steps), or over the given steps.
 StepMetrics ComputeStepMetrics(AnalysisContext& ctx);

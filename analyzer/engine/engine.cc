@@ -50,14 +50,6 @@ void Sanitize(Finding& f, std::vector<std::string>& warnings) {
 
 // Scales a finding's recoverable time, mean and per step alike, so the
 // samples diff tests stay consistent with the mean the report shows.
-void ScaleRecoverable(Finding& f, double scale) {
-  f.recoverable_ns_per_step = static_cast<TimeNs>(
-      std::floor(static_cast<double>(f.recoverable_ns_per_step) * scale));
-  for (TimeNs& ns : f.recoverable_ns_steps) {
-    ns = static_cast<TimeNs>(std::floor(static_cast<double>(ns) * scale));
-  }
-}
-
 static_assert(static_cast<int>(Confidence::kInferred) == 0 &&
               static_cast<int>(Confidence::kMeasured) == 2,
               "TraceIntegrity::max_confidence uses Confidence's values");

@@ -1,5 +1,7 @@
 #include "analyzer/engine/finding.h"
 
+#include <cmath>
+
 namespace tracelint {
 
 std::string_view FindingSeverityName(FindingSeverity s) {
@@ -24,6 +26,14 @@ std::string_view ConfidenceName(Confidence c) {
     case Confidence::kMeasured: return "measured";
   }
   return "inferred";
+}
+
+void ScaleRecoverable(Finding& f, double scale) {
+  f.recoverable_ns_per_step = static_cast<TimeNs>(
+      std::floor(static_cast<double>(f.recoverable_ns_per_step) * scale));
+  for (TimeNs& ns : f.recoverable_ns_steps) {
+    ns = static_cast<TimeNs>(std::floor(static_cast<double>(ns) * scale));
+  }
 }
 
 }  // namespace tracelint

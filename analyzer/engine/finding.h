@@ -80,6 +80,11 @@ struct Finding {
   std::string fingerprint;
 };
 
+// Multiplies a finding's recoverable time per step, and each of its per-step
+// values, by `scale` (rounded down), leaving the share to the caller: the
+// engine caps claims with it, a cross-rank hook moves time between findings.
+void ScaleRecoverable(Finding& f, double scale);
+
 // Outcome of one rule on one rank: findings, or why it could not judge.
 struct RuleOutcome {
   std::string rule_id;
