@@ -290,6 +290,16 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
     ScaleRecoverable(m, scale);
     m.recoverable_ns_per_step = after;  // exact, whatever the rounding of the scale
     m.recoverable_share *= scale;
+    // Every rank runs at the job's pace, so each rank's step shortens by the
+    // same time and each rank's own value loses it too.
+    for (RankValue& v : m.rank_values) {
+      if (!v.fired || v.recoverable_ns_per_step <= 0) continue;
+      const TimeNs rank_after =
+          std::max<TimeNs>(0, v.recoverable_ns_per_step - f.recoverable_ns_per_step);
+      v.recoverable_share *= static_cast<double>(rank_after) /
+                             static_cast<double>(v.recoverable_ns_per_step);
+      v.recoverable_ns_per_step = rank_after;
+    }
     m.evidence.push_back(
         {fmt::format("{} per step of it is waiting for rank {}: counted under late_rank",
                      FormatDurationNs(before - after), late_name),

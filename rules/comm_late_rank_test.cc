@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/base/time.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "analyzer/testing/scenario.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/comm_clustered_allreduce.h"
@@ -154,6 +156,16 @@ TEST(CommLateRankTest, SlowerComputeRankIsLateAndTakesTheWaitingFromExposedComm)
             alone.findings[0].recoverable_ns_per_step);
   const Evidence* moved = Line(*comm, "2.000 ms per step of it is waiting for rank 1");
   EXPECT_NE(moved, nullptr);
+  // The per-rank lines agree with the finding after the move, not before.
+  ASSERT_EQ(comm->per_rank.size(), 2u);
+  EXPECT_EQ(comm->per_rank[0],
+            fmt::format("rank 0: {} ({:.1f}% of step)",
+                        FormatDurationNs(comm->recoverable_ns_per_step),
+                        comm->recoverable_share * 100));
+  ASSERT_EQ(comm->rank_values.size(), 2u);
+  for (const RankValue& v : comm->rank_values) {
+    if (v.fired) EXPECT_LE(v.recoverable_ns_per_step, comm->recoverable_ns_per_step);
+  }
 }
 
 TEST(CommLateRankTest, TrainingWithOneUnhideableAllReduceStillShowsTheLateRank) {

@@ -109,10 +109,10 @@ bool AdmitCrossRank(const std::vector<AnalysisContext*>& ranks, const std::vecto
   return true;
 }
 
-std::string PerRankText(int rank, const Finding* f) {
-  if (f == nullptr) return fmt::format("rank {}: below threshold", rank);
-  return fmt::format("rank {}: {} ({:.1f}% of step)", rank,
-                     FormatDurationNs(f->recoverable_ns_per_step), f->recoverable_share * 100);
+std::string PerRankText(const RankValue& v) {
+  if (!v.fired) return fmt::format("rank {}: below threshold", v.rank);
+  return fmt::format("rank {}: {} ({:.1f}% of step)", v.rank,
+                     FormatDurationNs(v.recoverable_ns_per_step), v.recoverable_share * 100);
 }
 
 }  // namespace
@@ -268,10 +268,16 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
         merged.evidence.push_back(std::move(e));
       }
       merged.per_rank.clear();
+      merged.rank_values.clear();
       for (size_t r = 0; r < ranks.size(); ++r) {
         auto it = per_rank.find(r);
-        merged.per_rank.push_back(
-            PerRankText(rank_names[r], it == per_rank.end() ? nullptr : &it->second));
+        RankValue v{.rank = rank_names[r]};
+        if (it != per_rank.end()) {
+          v.fired = true;
+          v.recoverable_ns_per_step = it->second.recoverable_ns_per_step;
+          v.recoverable_share = it->second.recoverable_share;
+        }
+        merged.rank_values.push_back(v);
       }
     }
     // A one-time cost is at most medium, low once steady steps exist.
@@ -305,6 +311,10 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
       // Severity comes from the share alone (contract.md), so it always
       // agrees with the ranking.
       if (merged.one_time_ns == 0) merged.severity = SeverityForShare(merged.recoverable_share);
+      if (!merged.rank_values.empty()) {
+        merged.per_rank.clear();
+        for (const RankValue& v : merged.rank_values) merged.per_rank.push_back(PerRankText(v));
+      }
       merged.fingerprint = FindingFingerprint(merged);
       result.findings.push_back(std::move(merged));
     }

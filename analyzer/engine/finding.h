@@ -52,6 +52,14 @@ struct FindingLocation {
   std::vector<std::string> python_stack;  // innermost last, when present
 };
 
+// One rank's own finding behind a merged multi-rank finding.
+struct RankValue {
+  int rank = -1;                 // as the run names it
+  bool fired = false;            // false: below threshold on this rank
+  TimeNs recoverable_ns_per_step = 0;
+  double recoverable_share = 0;  // of that rank's mean step
+};
+
 struct Finding {
   std::string rule_id;           // stamped by the engine, never by a rule
   std::string cause;             // sub-cause key, e.g. "data_loader"
@@ -69,8 +77,12 @@ struct Finding {
   std::vector<Evidence> evidence;
   FindingLocation location;
   std::string fix;
-  // Per-rank values when the run has several ranks ("rank 3: 12.1 ms").
+  // Per-rank lines when the run has several ranks ("rank 3: 12.1 ms"). The
+  // engine writes them from rank_values after the cross-rank hooks, so a hook
+  // that moves time between findings moves it in the per-rank values too; a
+  // finding a hook adds may write its own lines and leave rank_values empty.
   std::vector<std::string> per_rank;
+  std::vector<RankValue> rank_values;
   // One-time findings (warm-up, start-up, capture, compile; contract.md):
   // the total cost, not per step. Such a finding has recoverable_ns_per_step
   // == 0 and recoverable_share == 0, so it never counts in per-step totals.
