@@ -11,7 +11,7 @@ namespace {
 // Arg names the analyses read, with every spelling seen across Kineto
 // versions. Anything else in "args" is dropped at parse time to keep the
 // memory per event small.
-constexpr std::array<std::pair<std::string_view, ArgKey>, 46> kArgKeys = {{
+constexpr std::array<std::pair<std::string_view, ArgKey>, 47> kArgKeys = {{
     {"grid", ArgKey::kGrid},
     {"block", ArgKey::kBlock},
     {"registers per thread", ArgKey::kRegistersPerThread},
@@ -59,6 +59,7 @@ constexpr std::array<std::pair<std::string_view, ArgKey>, 46> kArgKeys = {{
     {"wait_on_stream", ArgKey::kWaitOnStream},
     {"cuda_sync_kind", ArgKey::kCudaSyncKind},
     {"Record function id", ArgKey::kRecordFunctionId},
+    {"Ev Idx", ArgKey::kEvIdx},
 }};
 
 constexpr size_t kMaxKeyBytes = 32;
@@ -102,7 +103,7 @@ std::string_view KeptArgName(ArgKey k, std::string_view key_as_written) {
 
 bool IsKeptAsArg(ArgKey k) {
   // "warps per SM" has no DeviceDetails field; it stays an arg.
-  return (k >= ArgKey::kDevice && k != ArgKey::kRecordFunctionId) || k == ArgKey::kWarpsPerSm;
+  return (k >= ArgKey::kDevice && k < ArgKey::kRecordFunctionId) || k == ArgKey::kWarpsPerSm;
 }
 
 bool WantsArrayText(ArgKey k) {

@@ -443,6 +443,7 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
   }
   for (const RawArg& a : ev.args) {
     if (a.id == ArgKey::kRecordFunctionId) features_ |= kFeatRecordFunctionId;
+    if (a.id == ArgKey::kEvIdx) features_ |= kFeatEvIdx;
     if (details != nullptr) {
       switch (a.id) {
         case ArgKey::kGrid: ParseDim3(a.value.text, details->grid); continue;

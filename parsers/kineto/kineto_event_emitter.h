@@ -29,6 +29,7 @@ enum Feature : uint32_t {
   kFeatHipNames = 1 << 10,
   kFeatSpansPid = 1 << 11,
   kFeatMtia = 1 << 12,
+  kFeatEvIdx = 1 << 13,
 };
 
 using TrackKey = std::tuple<TrackKind, int64_t, int64_t>;

@@ -78,7 +78,11 @@ void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t feature
 
 std::string GuessPytorchVersion(uint32_t features, const RawMeta& meta, bool bare_array) {
   // Walk the fingerprints from newest to oldest; the first that matches
-  // dates the producer (approximately: PyTorch pins a Kineto commit).
+  // dates the producer (approximately: PyTorch pins a Kineto commit). A
+  // feature Kineto still writes only bounds the version from below: a trace
+  // without newer features may simply not have captured the events that
+  // carry them (a CPU-only trace has no flows), so "2.0+" and not "~2.0".
+  // Only features a later Kineto replaced give a closed range.
   struct Step {
     bool present;
     std::string_view version;
@@ -86,23 +90,24 @@ std::string GuessPytorchVersion(uint32_t features, const RawMeta& meta, bool bar
   };
   const Step steps[] = {
       {(features & kFeatRecordFunctionId) != 0, "2.5+", "\"Record function id\" args"},
-      {meta.base_time_text.has_value(), "2.4-2.5", "baseTimeNanoseconds"},
-      {meta.has_display_time_unit || (features & kFeatFractionalTs) != 0, "2.3-2.4",
+      {meta.base_time_text.has_value(), "2.4+", "baseTimeNanoseconds"},
+      {meta.has_display_time_unit || (features & kFeatFractionalTs) != 0, "2.3+",
        "fractional-microsecond timestamps"},
-      {(features & kFeatKernelCollectiveArgs) != 0, "2.2", "collective args on kernels"},
-      {(features & kFeatCudaDriver) != 0, "2.1", "cuda_driver events"},
-      {(features & kFeatFlowAc2g) != 0, "2.0", "ac2g flows"},
-      {(features & kFeatGpuUserAnnotation) != 0, "1.12-1.13", "gpu_user_annotation slices"},
-      {(features & kFeatFlowAsyncCpuToGpu) != 0, "1.11-1.13", "async_cpu_to_gpu flows"},
-      {(features & kFeatCurrentCategories) != 0, "1.10", "cpu_op/cuda_runtime categories"},
-      {(features & kFeatLegacyCategories) != 0 && meta.has_device_properties, "1.9",
+      {(features & kFeatKernelCollectiveArgs) != 0, "2.2+", "collective args on kernels"},
+      {(features & kFeatCudaDriver) != 0, "2.1+", "cuda_driver events"},
+      {(features & kFeatFlowAc2g) != 0, "2.0+", "ac2g flows"},
+      {(features & kFeatEvIdx) != 0, "2.0+", "\"Ev Idx\" args"},
+      {(features & kFeatGpuUserAnnotation) != 0, "1.12+", "gpu_user_annotation slices"},
+      {(features & kFeatFlowAsyncCpuToGpu) != 0, "~1.11-1.13", "async_cpu_to_gpu flows"},
+      {(features & kFeatCurrentCategories) != 0, "1.10+", "cpu_op/cuda_runtime categories"},
+      {(features & kFeatLegacyCategories) != 0 && meta.has_device_properties, "~1.9",
        "legacy categories with deviceProperties"},
-      {(features & kFeatLegacyCategories) != 0 && !bare_array, "1.8",
+      {(features & kFeatLegacyCategories) != 0 && !bare_array, "~1.8",
        "legacy categories in a JSON object"},
-      {bare_array, "1.8 pre-release", "bare event array"},
+      {bare_array, "~1.8 pre-release", "bare event array"},
   };
   for (const Step& s : steps) {
-    if (s.present) return fmt::format("~{} (inferred from {})", s.version, s.evidence);
+    if (s.present) return fmt::format("{} (inferred from {})", s.version, s.evidence);
   }
   return "";
 }

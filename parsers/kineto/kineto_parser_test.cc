@@ -128,7 +128,7 @@ TEST(KinetoParser, CurrentTrace) {
   const RunMetadata& m = tl->metadata();
   EXPECT_EQ(m.format, "kineto-json");
   EXPECT_EQ(m.framework, "PyTorch");
-  EXPECT_EQ(m.framework_version, "~2.5+ (inferred from \"Record function id\" args)");
+  EXPECT_EQ(m.framework_version, "2.5+ (inferred from \"Record function id\" args)");
   EXPECT_EQ(m.rank, 3);
   EXPECT_EQ(m.world_size, 8);
   EXPECT_EQ(m.backend, "nccl");
@@ -204,7 +204,20 @@ TEST(KinetoParser, FractionalEpochMicrosAreExact) {
   EXPECT_EQ(c.ts_ns[FindSlice(*tl, "b")], 1712195495519696123);
   EXPECT_EQ(c.dur_ns[FindSlice(*tl, "b")], 10000);
   EXPECT_EQ(tl->metadata().framework_version,
-            "~2.3-2.4 (inferred from fractional-microsecond timestamps)");
+            "2.3+ (inferred from fractional-microsecond timestamps)");
+}
+
+TEST(KinetoParser, VersionFromAFeatureKinetoStillWritesIsALowerBound) {
+  // A CPU-only 2.x trace has no flows or driver events to date it; "Ev Idx"
+  // (PyTorch 2.0 on) still does, and the guess must not read the missing
+  // newer features as an old version.
+  TempDir dir;
+  absl::StatusOr<Timeline> tl = ParseText(dir, R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 10,
+     "dur": 5, "args": {"External id": 3, "Ev Idx": 2}}]})");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->metadata().framework_version, "2.0+ (inferred from \"Ev Idx\" args)");
+  EXPECT_EQ(tl->FindArg(FindSlice(*tl, "aten::linear"), "Ev Idx"), nullptr);
 }
 
 TEST(KinetoParser, HugeIdsAndArgsKeepTheirBits) {
@@ -268,7 +281,7 @@ TEST(KinetoParser, VintageQuirks) {
   EXPECT_EQ(tl->diagnostics().Count("unsupported_phase"), 1);
   EXPECT_EQ(tl->tracks()[c.track[FindSlice(*tl, "PyTorch Profiler (0)")]].kind,
             TrackKind::kOther);
-  EXPECT_EQ(tl->metadata().framework_version, "~2.1 (inferred from cuda_driver events)");
+  EXPECT_EQ(tl->metadata().framework_version, "2.1+ (inferred from cuda_driver events)");
   EXPECT_EQ(tl->metadata().events_read, 10);
 }
 

@@ -38,8 +38,8 @@ enum class ArgKey : uint8_t {
   kDtype, kGroupSize, kProcessGroup, kSequenceNumber, kFwdThreadId, kCallStack, kPythonId,
   kPythonParentId, kSeq, kSrcRank, kDstRank, kRank, kInSplitSize, kOutSplitSize,
   kCommsId, kWaitOnStream, kCudaSyncKind,
-  // Recognized only as a version fingerprint.
-  kRecordFunctionId,
+  // Recognized only as version fingerprints (not kept).
+  kRecordFunctionId, kEvIdx,
 };
 ArgKey ClassifyArgKey(std::string_view key);
 // The arg name stored in the timeline (legacy "Input dims" -> "Input Dims").
