@@ -53,15 +53,26 @@ done
 runs=$(ls "$archive" | wc -l)
 echo "archive: $runs runs"
 
-"$tracelint" batch "$archive" -o "$tmp/single.txt" || fail "single-process batch: exit $?"
-"$tracelint" batch "$archive" --format json -o "$tmp/single.json" || fail "single json: exit $?"
+# cpu_only is a run nobody can judge (no device activity): its row says so
+# and the batch exits 5, as analyze does on it (contract.md, exit codes).
+want_rc=5
+"$tracelint" batch "$archive" -o "$tmp/single.txt"
+rc=$?
+[[ $rc == "$want_rc" ]] || fail "single-process batch: exit $rc, want $want_rc"
+grep -q '^[^ ]*cpu_only  *not judgeable ' "$tmp/single.txt" ||
+  fail "the cpu_only run is not marked not judgeable"
+"$tracelint" batch "$archive" --format json -o "$tmp/single.json"
+rc=$?
+[[ $rc == "$want_rc" ]] || fail "single json: exit $rc, want $want_rc"
 
 compare() {  # compare DIR LABEL: merge DIR/shard-*.jsonl, compare with the single process
   local dir=$1 label=$2
-  "$tracelint" batch --merge "$dir"/shard-*.jsonl -o "$dir/merged.txt" ||
-    fail "$label: merge exit $?"
-  "$tracelint" batch --merge "$dir"/shard-*.jsonl --format json -o "$dir/merged.json" ||
-    fail "$label: merge json exit $?"
+  "$tracelint" batch --merge "$dir"/shard-*.jsonl -o "$dir/merged.txt"
+  rc=$?
+  [[ $rc == "$want_rc" ]] || fail "$label: merge exit $rc, want $want_rc"
+  "$tracelint" batch --merge "$dir"/shard-*.jsonl --format json -o "$dir/merged.json"
+  rc=$?
+  [[ $rc == "$want_rc" ]] || fail "$label: merge json exit $rc, want $want_rc"
   diff -u "$tmp/single.txt" "$dir/merged.txt" || fail "$label: merged text table differs"
   cmp -s "$tmp/single.json" "$dir/merged.json" || fail "$label: merged JSON differs"
   echo "$label: merged table identical to the single-process table (text and JSON)"
@@ -75,7 +86,11 @@ for i in 0 1 2 3; do
     -o "$tmp/plain/shard-$i.jsonl" 2>"$tmp/plain/shard-$i.err" &
   pids+=($!)
 done
-for pid in "${pids[@]}"; do wait "$pid" || fail "a plain shard process failed"; done
+for pid in "${pids[@]}"; do
+  wait "$pid"
+  rc=$?
+  [[ $rc == 0 || $rc == 5 ]] || fail "a plain shard process failed (exit $rc)"
+done
 cat "$tmp"/plain/shard-*.err
 compare "$tmp/plain" "4 plain processes"
 
@@ -83,12 +98,16 @@ mkdir -p "$tmp/lost"
 cp "$tmp"/plain/shard-{0,1,3}.jsonl "$tmp/lost/"
 "$tracelint" batch --merge "$tmp"/lost/shard-*.jsonl -o "$tmp/lost/merged.txt" 2>"$tmp/lost/err"
 rc=$?
-[[ $rc == 4 ]] || fail "merge without shard 2: exit $rc, want 4"
+# A missing shard is 4; the not-judgeable run outranks it (5) unless it was
+# in the missing shard.
+lost_rc=5
+grep '"type":"run"' "$tmp/plain/shard-2.jsonl" | grep -q 'cpu_only' && lost_rc=4
+[[ $rc == "$lost_rc" ]] || fail "merge without shard 2: exit $rc, want $lost_rc"
 grep -q "shard 2/4" "$tmp/lost/err" || fail "merge without shard 2 does not name it"
 lost=$(grep -c '"type":"run"' "$tmp/plain/shard-2.jsonl")
 missing=$(grep -v '^[0-9]* runs:' "$tmp/lost/merged.txt" | grep -c ' missing ')
 [[ $lost == "$missing" ]] || fail "shard 2 had $lost runs, the merge lists $missing missing"
-echo "missing shard: exit 4, its $lost runs listed as missing:"
+echo "missing shard: exit $rc, its $lost runs listed as missing:"
 grep ' missing ' "$tmp/lost/merged.txt"
 
 # --- 2. a real Slurm cluster ----------------------------------------------

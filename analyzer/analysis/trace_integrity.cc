@@ -262,7 +262,10 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   bool no_step = steps.steps.empty() && (steps.from_markers || steps.dropped_incomplete > 0);
   if (few_events || no_step) {
     out.fragment_reason =
-        few_events ? fmt::format("only {} events: a fragment, not a profile of the job", n.events)
+        few_events
+            ? fmt::format("only {} events: too few to stand for a step of the job (a fragment "
+                          "or a micro-benchmark)",
+                          n.events)
                    : "step markers but no complete step: a fragment of the job";
     out.checks.push_back(Check("fragment", CheckStatus::kFailed, static_cast<double>(n.events),
                                static_cast<double>(kFragmentMinEvents), "count",

@@ -18,6 +18,7 @@
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/report/batch_records.h"
 #include "analyzer/report/batch_table.h"
+#include "analyzer/report/report_data.h"
 #include "fmt/format.h"
 #include "parsers/common/memory_budget.h"
 #include "parsers/common/worker_pool.h"
@@ -57,6 +58,18 @@ BatchRow RowOf(const std::string& label, AnalyzedRun& analyzed,
   if (RunHealth(analyzed, run_warnings) == kExitDamaged) {
     row.status = BatchStatus::kDamaged;
     row.error = run_warnings.empty() ? "damaged input" : run_warnings.front();
+  }
+  // As analyze: a run nobody can judge is never a clean row, and not
+  // judgeable outranks damaged as exit 5 outranks 4 (exit_codes.h); the
+  // damage, often why nothing could be judged, leads the reason.
+  if (Verdict verdict = ComputeVerdict(input); !verdict.judgeable) {
+    constexpr std::string_view kPrefix = "Verdict: not judgeable (";
+    std::string reason = verdict.line;
+    if (reason.starts_with(kPrefix) && reason.ends_with(")")) {
+      reason = reason.substr(kPrefix.size(), reason.size() - kPrefix.size() - 1);
+    }
+    row.error = row.status == BatchStatus::kDamaged ? row.error + "; " + reason : reason;
+    row.status = BatchStatus::kNotJudgeable;
   }
   warnings.insert(warnings.end(), run_warnings.begin(), run_warnings.end());
   return row;
@@ -308,6 +321,8 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
       exit_code = CombineExitCodes(exit_code, kExitUnreadable);
     } else if (rec.row.status == BatchStatus::kDamaged) {
       exit_code = CombineExitCodes(exit_code, kExitDamaged);
+    } else if (rec.row.status == BatchStatus::kNotJudgeable) {
+      exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
     }
     text += RunRecord(info, rec);
   }

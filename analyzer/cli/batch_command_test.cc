@@ -188,6 +188,34 @@ TEST(BatchCommand, TruncatedRunIsDamagedWithExit4) {
   EXPECT_THAT(lines[2], HasSubstr(",ok,"));
 }
 
+TEST(BatchCommand, ARunNobodyCanJudgeIsNeverACleanRowAndExits5) {
+  // A CPU-only run: analyze says "not judgeable" and exits 5; the batch row
+  // says so with the reason, and the batch exits 5 (contract.md).
+  fs::path root = FreshDir("unjudged");
+  fs::create_directories(root / "cpu");
+  fs::create_directories(root / "ok");
+  fs::copy_file(SourceDir() + "/testdata/rules/cpu_only.json", root / "cpu" / "rank0.json");
+  fs::copy_file(SourceDir() + "/testdata/rules/healthy.json", root / "ok" / "rank0.json");
+  BatchArgs args;
+  args.paths = {root.string()};
+  Result r = Batch(args);
+  EXPECT_EQ(r.code, kExitNotJudgeable) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_THAT(lines[1], HasSubstr("cpu "));
+  EXPECT_THAT(lines[1], HasSubstr("not judgeable"));
+  EXPECT_THAT(lines[1], HasSubstr("no device activity"));
+  EXPECT_THAT(lines[2], HasSubstr(" ok "));
+  EXPECT_THAT(lines[3], HasSubstr("2 runs: 1 analysed, 0 damaged, 0 could not be read, "
+                                  "1 not judgeable"));
+  // Not judgeable runs stay out of the group medians.
+  args.group_by = "device";
+  args.format = "json";
+  Result grouped = Batch(args);
+  EXPECT_EQ(grouped.code, kExitNotJudgeable);
+  EXPECT_THAT(grouped.out, HasSubstr("\"status\": \"not judgeable\""));
+}
+
 TEST(BatchCommand, MarkdownIsATableForAPullRequest) {
   fs::path root = MakeArchive("markdown");
   BatchArgs args;

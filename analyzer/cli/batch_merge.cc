@@ -59,6 +59,8 @@ int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const B
       exit_code = CombineExitCodes(exit_code, kExitUnreadable);
     } else if (rec.row.status == BatchStatus::kDamaged || rec.row.status == BatchStatus::kMissing) {
       exit_code = CombineExitCodes(exit_code, kExitDamaged);
+    } else if (rec.row.status == BatchStatus::kNotJudgeable) {
+      exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
     }
     rows.push_back(std::move(rec.row));
   }

@@ -137,7 +137,8 @@ class Fields {
 
 absl::StatusOr<BatchStatus> StatusFromName(std::string_view name) {
   for (BatchStatus s :
-       {BatchStatus::kOk, BatchStatus::kDamaged, BatchStatus::kError, BatchStatus::kMissing}) {
+       {BatchStatus::kOk, BatchStatus::kDamaged, BatchStatus::kError, BatchStatus::kMissing,
+        BatchStatus::kNotJudgeable}) {
     if (BatchStatusName(s) == name) return s;
   }
   return absl::InvalidArgumentError(fmt::format("unknown status '{}'", name));

@@ -21,7 +21,7 @@
 
 namespace tracelint {
 
-inline constexpr int kBatchRecordVersion = 1;
+inline constexpr int kBatchRecordVersion = 2;
 
 struct BatchShardInfo {
   int shard = 0;  // 0-based

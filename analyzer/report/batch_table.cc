@@ -19,7 +19,8 @@ std::string Percent(double share) { return fmt::format("{:.1f}%", 100 * share); 
 std::string Millis(TimeNs ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); }
 
 bool Analysed(const BatchRow& r) {
-  return r.status == BatchStatus::kOk || r.status == BatchStatus::kDamaged;
+  return r.status == BatchStatus::kOk || r.status == BatchStatus::kDamaged ||
+         r.status == BatchStatus::kNotJudgeable;
 }
 
 struct Column {
@@ -63,20 +64,23 @@ std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r) {
     cells.push_back(r.price_per_hour ? fmt::format("{:.2f}", *r.price_per_hour) : "-");
     cells.push_back(FormatSamples(r.samples_per_dollar));
   }
-  cells.push_back(analysed ? top : r.error);
+  cells.push_back(analysed && r.status != BatchStatus::kNotJudgeable ? top : r.error);
   return cells;
 }
 
 std::string Summary(const std::vector<BatchRow>& rows) {
-  size_t errors = 0, damaged = 0, missing = 0;
+  size_t errors = 0, damaged = 0, missing = 0, unjudged = 0;
   for (const BatchRow& r : rows) {
     errors += r.status == BatchStatus::kError;
     damaged += r.status == BatchStatus::kDamaged;
     missing += r.status == BatchStatus::kMissing;
+    unjudged += r.status == BatchStatus::kNotJudgeable;
   }
-  std::string out = fmt::format("{} run{}: {} analysed, {} damaged, {} could not be read",
-                                rows.size(), rows.size() == 1 ? "" : "s",
-                                rows.size() - errors - damaged - missing, damaged, errors);
+  std::string out = fmt::format(
+      "{} run{}: {} analysed, {} damaged, {} could not be read", rows.size(),
+      rows.size() == 1 ? "" : "s", rows.size() - errors - damaged - missing - unjudged, damaged,
+      errors);
+  if (unjudged > 0) out += fmt::format(", {} not judgeable", unjudged);
   if (missing > 0) out += fmt::format(", {} missing (a shard's output is absent)", missing);
   return out + "\n";
 }
@@ -199,6 +203,8 @@ std::string_view BatchStatusName(BatchStatus status) {
       return "error";
     case BatchStatus::kMissing:
       return "missing";
+    case BatchStatus::kNotJudgeable:
+      return "not judgeable";
   }
   return "error";
 }

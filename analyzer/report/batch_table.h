@@ -21,8 +21,12 @@ inline constexpr int kBatchSchemaVersion = 1;
 
 // kMissing: the run was assigned to a shard whose output is absent from a
 // merge (the shard died or its file was not given).
-enum class BatchStatus { kOk, kDamaged, kError, kMissing };
-// "ok", "damaged", "error", "missing"
+// kNotJudgeable: read, but nothing could be judged (analyze's verdict "not
+// judgeable", exit 5: a fragment, no device activity, no steady step); its
+// numbers are shown, but it never counts as a clean run or in a group's
+// medians.
+enum class BatchStatus { kOk, kDamaged, kError, kMissing, kNotJudgeable };
+// "ok", "damaged", "error", "missing", "not judgeable"
 std::string_view BatchStatusName(BatchStatus status);
 
 // A finding as the batch keeps it: enough for groups and trends, not the
@@ -44,7 +48,7 @@ struct BatchRow {
   // directory levels below it).
   std::string root;
   BatchStatus status = BatchStatus::kOk;
-  std::string error;  // why the run is damaged, could not be read or is missing
+  std::string error;  // why the run is damaged, could not be read, is missing or not judgeable
   int ranks = 0;
   // The slowest rank (largest mean step) sets the pace of a synchronous
   // run, so its steps stand for the run.
