@@ -159,7 +159,10 @@ std::vector<KernelFacts> CollectKernels(const Timeline& tl) {
 
     if (std::optional<double> fill = KernelSmFill(tl, s)) k.sm_value = std::min(1.0, *fill);
     if (const DeviceDetails* d = tl.details(s)) {
-      if (d->est_achieved_occupancy_pct >= 0) {
+      // A kernel that ran had some warps resident: Kineto writes 0 when the
+      // occupancy calculator failed (e.g. opt-in shared memory above the
+      // default 48 KiB it assumes), so 0 is unknown, not a measurement.
+      if (d->est_achieved_occupancy_pct > 0) {
         k.occupancy = std::min(100.0, static_cast<double>(d->est_achieved_occupancy_pct)) / 100;
       }
     }

@@ -31,6 +31,23 @@ DeviceOpts Kern(int64_t stream, int32_t grid_x, float occupancy_pct) {
   return o;
 }
 
+// Kineto writes "est. achieved occupancy %": 0 when its calculator failed
+// (a kernel that ran had warps resident): unknown, not 0%.
+TEST(StepMetrics, ReportedZeroOccupancyIsUnknown) {
+  TestTrace t;
+  t.Device(0, 100)
+      .Step(1, 0, 1000)
+      .Op("aten::mm", 5, 25)
+      .Kernel("ampere_fp16_s16816gemm_fp16_128x256_ldg8_f2f_stages_64x3_nn", 10, 100, 400,
+              Kern(7, 5000, 0))
+      .Kernel("vectorized_elementwise_kernel", 20, 500, 100, Kern(7, 200, 50));
+  Timeline tl = std::move(t).Build();
+  AnalysisContext ctx(tl);
+  const DeviceMetrics& d = ctx.step_metrics().steps[0].devices[0];
+  ASSERT_TRUE(d.est_achieved_occupancy.has_value());
+  EXPECT_DOUBLE_EQ(*d.est_achieved_occupancy, 0.5);  // the one kernel that reports one
+}
+
 // Two kernels on two streams overlap for 200 us inside one 1000 us step.
 TEST(StepMetrics, OverlappingKernelsOnTwoStreams) {
   TestTrace t;
