@@ -20,6 +20,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Scenario;
@@ -346,6 +347,13 @@ TEST(ReviewGate, UnjudgeableRunIsExit5NeverASilentPass) {
   args.fail_on = "low";
   args.fail_on_recoverable = "0.01";
   EXPECT_EQ(Analyze(args).code, kExitNotJudgeable);
+  // With no device, utilization is not a measured 0%.
+  args.format = "text";
+  Result text = Analyze(args);
+  EXPECT_THAT(text.out, ContainsRegex("GPU utilization +n/a"));
+  EXPECT_THAT(text.out, ContainsRegex("Busy incl. copies +n/a"));
+  args.format = "html";
+  EXPECT_THAT(Analyze(args).out, HasSubstr("GPU utilization</td><td>n/a</td>"));
 }
 
 }  // namespace

@@ -174,9 +174,13 @@ void MetricsTable(std::string& out, const StepMetrics& m, std::string_view accel
     out += "</tr>\n";
   };
   row("Step time (mean)", [&](const DeviceMetrics&) { return Dur(m.mean_step_ns); });
-  row(fmt::format("{} utilization", accelerator),
-      [](const DeviceMetrics& d) { return Pct(d.gpu_utilization); });
-  row("Busy incl. copies", [](const DeviceMetrics& d) { return Pct(d.busy_including_copies); });
+  // The host column (no device activity) has no device to be busy.
+  row(fmt::format("{} utilization", accelerator), [](const DeviceMetrics& d) {
+    return d.device < 0 ? std::string("n/a") : Pct(d.gpu_utilization);
+  });
+  row("Busy incl. copies", [](const DeviceMetrics& d) {
+    return d.device < 0 ? std::string("n/a") : Pct(d.busy_including_copies);
+  });
   // An estimate no device has (a TPU has no SMs) would be a row of n/a.
   auto estimate_row = [&](std::string_view label, std::optional<double> DeviceMetrics::*field) {
     if (std::any_of(m.summary.begin(), m.summary.end(),

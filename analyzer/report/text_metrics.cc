@@ -239,9 +239,14 @@ void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accel
   if (two_views) row("Steps", [](const Column& c) { return fmt::format("{}", c.m->step_count); });
   row("Step time (mean)", [](const Column& c) { return Ms(c.m->mean_step_ns); });
   // TensorBoard's "GPU utilization", named for the device it measures.
-  row(fmt::format("{} utilization", accelerator),
-      [](const Column& c) { return Pct(c.d->gpu_utilization); });
-  row("Busy incl. copies", [](const Column& c) { return Pct(c.d->busy_including_copies); });
+  // The host column of a trace with no device activity has no device to
+  // be busy: n/a, not a measured 0%.
+  row(fmt::format("{} utilization", accelerator), [](const Column& c) {
+    return c.d->device < 0 ? std::string("n/a") : Pct(c.d->gpu_utilization);
+  });
+  row("Busy incl. copies", [](const Column& c) {
+    return c.d->device < 0 ? std::string("n/a") : Pct(c.d->busy_including_copies);
+  });
   // An estimate no device has (a TPU has no SMs, a trace without launch
   // dimensions gives none) is a row of n/a: shown only with -v.
   auto estimate_row = [&](std::string label, std::optional<double> DeviceMetrics::*field) {
