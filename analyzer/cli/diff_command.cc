@@ -21,6 +21,19 @@
 
 namespace tracelint {
 
+namespace {
+
+// As analyze on that run: one that cannot be judged is never a silent pass
+// of a comparison either (exit 5), though the diff is still printed.
+void NoteNotJudgeable(const std::string& path, LoadedDiffRun& loaded, std::ostream& err) {
+  if (loaded.run.judgeable) return;
+  err << "tracelint: " << EscapeTerminal(path) << ": " << EscapeTerminal(loaded.run.verdict_line)
+      << "\n";
+  loaded.exit_code = CombineExitCodes(loaded.exit_code, kExitNotJudgeable);
+}
+
+}  // namespace
+
 absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineOptions& engine,
                                           int threads, const ParseLimits& limits,
                                           std::ostream& err, int& error_exit_code) {
@@ -35,6 +48,7 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineO
       return run.status();
     }
     loaded.run = std::move(*run);
+    NoteNotJudgeable(path, loaded, err);
     return loaded;
   }
   RuleRegistry registry;
@@ -65,6 +79,7 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const EngineO
   input.contexts = analyzed->ContextPointers();
   input.findings = std::move(analyzed->engine.findings);
   loaded.run = DiffRunFromAnalysis(input);
+  NoteNotJudgeable(path, loaded, err);
   return loaded;
 }
 

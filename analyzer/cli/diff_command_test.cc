@@ -239,6 +239,29 @@ TEST(DiffCommand, RunWithoutASteadyStepIsReportedNotCompared) {
   }
 }
 
+TEST(DiffCommand, AFragmentIsComparedButNeverASilentPass) {
+  // A handful of events without step markers: analyze calls it not
+  // judgeable (exit 5); a diff with it prints the comparison and exits 5
+  // too, from the trace or from its saved report.
+  fs::path dir = FreshDir("fragment");
+  testing::Scenario tiny;
+  tiny.Device(testing::DeviceSpec::A100());
+  for (int i = 0; i < 3; ++i) {
+    tiny.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 100 * kNsPerUs).End();
+  }
+  fs::create_directories(dir / "tiny");
+  std::string trace = (dir / "tiny" / "worker0.pt.trace.json").string();
+  std::ofstream(trace) << tiny.ToKinetoJson().value();
+  for (bool from_report : {false, true}) {
+    SCOPED_TRACE(from_report ? "report" : "trace");
+    std::string input = from_report ? SaveReport(dir, trace, "tiny.json") : trace;
+    Result r = Diff(Args(input, input));
+    EXPECT_EQ(r.code, kExitNotJudgeable) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(input + ": Verdict: not judgeable (only "));
+    EXPECT_THAT(r.out, HasSubstr("step time"));
+  }
+}
+
 // Two ranks per run: rank 1 is the slower one in both, so it is compared by
 // default; --rank 0 compares the other.
 TEST(DiffCommand, WorstRankByDefaultOrTheRankAsked) {

@@ -50,6 +50,9 @@ std::vector<const StepRow*> SteadyStepSamples(const StepMetrics& metrics) {
 DiffRun DiffRunFromAnalysis(const ReportInput& input) {
   DiffRun run;
   run.label = input.input_path;
+  Verdict verdict = ComputeVerdict(input);
+  run.judgeable = verdict.judgeable;
+  run.verdict_line = verdict.line;
   for (size_t i = 0; i < input.ranks.size() && i < input.contexts.size(); ++i) {
     const StepMetrics& m = input.contexts[i]->step_metrics();
     DiffRank rank;
@@ -277,6 +280,10 @@ absl::StatusOr<DiffRun> DiffRunFromJsonReport(std::string_view json, std::string
     f.one_time_ns = r.Int(fo, "one_time_ns");
     run.findings.push_back(std::move(f));
   }
+  // Read after the ranks, so a report of an older layout is named by the
+  // first field it lacks.
+  run.judgeable = r.String(root, "verdict") != "not judgeable";
+  run.verdict_line = r.String(root, "verdict_text");
   if (!r.ok()) return r.status();
   return run;
 }

@@ -66,6 +66,10 @@ struct DiffFinding {
 
 struct DiffRun {
   std::string label;  // the path given on the command line
+  // The run's verdict (report_data.h): a run analyze cannot judge (a
+  // fragment, no device activity) makes a diff with it exit 5 as well.
+  bool judgeable = true;
+  std::string verdict_line;
   std::vector<DiffRank> ranks;
   std::vector<DiffFinding> findings;  // ranked, as the report lists them
 };

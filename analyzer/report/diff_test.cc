@@ -38,6 +38,8 @@ Finding MakeFinding(std::string cause, TimeNs recoverable_ns) {
 }
 
 void ExpectSameRun(const DiffRun& a, const DiffRun& b) {
+  EXPECT_EQ(a.judgeable, b.judgeable);
+  EXPECT_EQ(a.verdict_line, b.verdict_line);
   ASSERT_EQ(a.ranks.size(), b.ranks.size());
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const DiffRank& x = a.ranks[i];
