@@ -7,72 +7,10 @@
 #include "analyzer/base/time_limits.h"
 #include "analyzer/model/classify.h"
 #include "fmt/format.h"
+#include "parsers/kineto/kineto_categories.h"
 
 namespace tracelint::kineto {
 namespace {
-
-struct CategoryInfo {
-  EventKind kind = EventKind::kOther;
-  bool device = false;
-  uint32_t feature = 0;
-};
-
-// Categories of every Kineto vintage, compared case-insensitively as the
-// TensorBoard plugin does (formats.md A.4).
-CategoryInfo ClassifyCategory(std::string_view cat, bool has_cat) {
-  struct Entry {
-    std::string_view name;
-    CategoryInfo info;
-  };
-  static constexpr Entry kTable[] = {
-      {"cpu_op", {EventKind::kCpuOp, false, kFeatCurrentCategories}},
-      {"operator", {EventKind::kCpuOp, false, kFeatLegacyCategories}},
-      {"user_annotation", {EventKind::kUserAnnotation, false, kFeatCurrentCategories}},
-      {"python_function", {EventKind::kPythonFunction, false, kFeatCurrentCategories}},
-      {"python", {EventKind::kPythonFunction, false, kFeatLegacyCategories}},
-      {"cuda_runtime", {EventKind::kRuntime, false, kFeatCurrentCategories}},
-      {"runtime", {EventKind::kRuntime, false, kFeatLegacyCategories}},
-      {"mtia_runtime", {EventKind::kRuntime, false, kFeatMtia}},
-      // MTIA command-processor events on the device's streams; the kind is
-      // refined by name (MtiaDeviceKind).
-      {"mtia_ccp_events", {EventKind::kKernel, true, kFeatMtia}},
-      {"xpu_runtime", {EventKind::kRuntime, false, 0}},
-      {"privateuse1_runtime", {EventKind::kRuntime, false, 0}},
-      {"cuda_driver", {EventKind::kDriver, false, kFeatCudaDriver}},
-      {"kernel", {EventKind::kKernel, true, 0}},
-      {"gpu_memcpy", {EventKind::kMemcpy, true, kFeatCurrentCategories}},
-      {"memcpy", {EventKind::kMemcpy, true, kFeatLegacyCategories}},
-      {"gpu_memset", {EventKind::kMemset, true, kFeatCurrentCategories}},
-      {"memset", {EventKind::kMemset, true, kFeatLegacyCategories}},
-      {"gpu_user_annotation", {EventKind::kGpuUserAnnotation, true, kFeatGpuUserAnnotation}},
-      {"cuda_sync", {EventKind::kCudaSync, true, 0}},
-      {"cuda_event", {EventKind::kCudaEvent, true, 0}},
-      {"overhead", {EventKind::kOverhead, false, 0}},
-      {"trace", {EventKind::kTraceSpan, false, 0}},
-  };
-  if (!has_cat) return {};
-  for (const Entry& e : kTable) {
-    if (EqualsIgnoreCase(cat, e.name)) return e.info;
-  }
-  return {};
-}
-
-// MTIA device events: DMA transfers are copies, event record/wait are
-// stream synchronization (not work), everything else (pe_exe, remote,
-// merge: compiled graph executions) is compute on the device.
-EventKind MtiaDeviceKind(std::string_view name) {
-  if (name.starts_with("dma_")) return EventKind::kMemcpy;
-  if (name == "event_wait") return EventKind::kCudaSync;
-  if (name == "event_record") return EventKind::kCudaEvent;
-  return EventKind::kKernel;
-}
-
-CopyDirection MtiaCopyDirection(std::string_view direction) {
-  if (direction == "HOST_TO_DEVICE") return CopyDirection::kHtoD;
-  if (direction == "DEVICE_TO_HOST") return CopyDirection::kDtoH;
-  if (direction == "DEVICE_TO_DEVICE") return CopyDirection::kDtoD;
-  return CopyDirection::kUnknown;
-}
 
 bool ParseInt64(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
@@ -210,10 +148,6 @@ int64_t IntValueOr(const JsonScalar& v, int64_t fallback) {
     return static_cast<int64_t>(*d);
   }
   return fallback;
-}
-
-bool IsGpuFlowCategory(std::string_view cat) {
-  return cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async" || cat == "async_gpu";
 }
 
 }  // namespace
