@@ -340,8 +340,7 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
     f.location.start_ns = d.worst_idle->start_ns;
     f.location.end_ns = d.worst_idle->end_ns;
     f.location.track = d.worst_idle->host_slice != kNoIndex
-                           ? fmt::format("thread {}", tl.tracks()[tl.slices().track[
-                                                          d.worst_idle->host_slice]].tid)
+                           ? rules_internal::HostThreadName(tl, d.worst_idle->host_slice)
                            : fmt::format("device {}", d.device);
     f.location.python_stack = PythonStack(tl, d.worst_idle->host_slice, kMaxPythonFrames);
   } else if (d.worst_copy != kNoIndex) {

@@ -61,4 +61,8 @@ bool IsGpuFlowCategory(std::string_view cat) {
   return cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async" || cat == "async_gpu";
 }
 
+bool IsKinetoStringPid(std::string_view pid) {
+  return pid.empty() || pid == "Spans" || pid == "Traces" || pid.starts_with("GPU ");
+}
+
 }  // namespace tracelint::kineto

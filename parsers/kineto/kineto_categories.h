@@ -1,7 +1,7 @@
 #ifndef TRACELINT_PARSERS_KINETO_KINETO_CATEGORIES_H_
 #define TRACELINT_PARSERS_KINETO_KINETO_CATEGORIES_H_
 
-// What Kineto's event categories and flow categories mean
+// What Kineto's event categories, flow categories and special pids mean
 // (formats.md A.3-A.6), for the event emitter.
 
 #include <cstdint>
@@ -30,6 +30,10 @@ CopyDirection MtiaCopyDirection(std::string_view direction);
 // Flow categories of launch arrows (host launch -> device activity), of
 // every Kineto vintage.
 bool IsGpuFlowCategory(std::string_view cat);
+
+// String pids Kineto itself writes (formats.md A.6); any other string pid
+// is a name a non-Kineto producer gave its process.
+bool IsKinetoStringPid(std::string_view pid);
 
 }  // namespace tracelint::kineto
 

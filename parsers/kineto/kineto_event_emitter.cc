@@ -163,6 +163,24 @@ void EventEmitter::Diag(std::string_view name, Severity severity,
 void EventEmitter::ParseIds(const RawEvent& ev, bool device, Id* pid, Id* tid) {
   pid->text = ev.pid.text;
   tid->text = ev.tid.text;
+  if (!device && (!ev.pid.present() || !ev.tid.present())) {
+    // Host events with no pid or tid (some converters write only one) get
+    // kMissingPid / kMissingTid instead of an 'other' track nobody reads.
+    // Device events keep looking for their device and stream in the args.
+    pid->numeric = true;
+    tid->numeric = true;
+    pid->value = kMissingPid;
+    tid->value = kMissingTid;
+    if (ev.pid.present() && !ParseInt64(StripAsciiWhitespace(ev.pid.text), &pid->value)) {
+      pid->numeric = false;
+      pid->value = HashId(ev.pid.text);
+    }
+    if (ev.tid.present() && !ParseInt64(StripAsciiWhitespace(ev.tid.text), &tid->value)) {
+      tid->numeric = false;
+      tid->value = HashId(ev.tid.text);
+    }
+    return;
+  }
   pid->numeric =
       ev.pid.present() && ParseInt64(StripAsciiWhitespace(ev.pid.text), &pid->value);
   if (!pid->numeric) pid->value = HashId(ev.pid.text);
@@ -178,9 +196,13 @@ TrackId EventEmitter::Track(TrackKind kind, const Id& pid, const Id& tid) {
   TrackKey key{kind, pid.value, tid.value};
   TrackId id = b_.GetTrack(kind, pid.value, tid.value);
   if (tracks_.insert(key).second && (!pid.numeric || !tid.numeric)) {
-    // Tracks of string pids ("Spans", "Traces", "") are named after them.
+    // Tracks of string pids ("Spans", "Traces", "") are named after them,
+    // a host thread named by a string ("ThreadId(1)") after that.
     std::string name = pid.numeric ? fmt::format("{}", pid.value) : std::string(pid.text);
-    if (!tid.numeric) name = fmt::format("{}/{}", name, tid.text);
+    if (!tid.numeric) {
+      name = kind == TrackKind::kHostThread ? std::string(tid.text)
+                                            : fmt::format("{}/{}", name, tid.text);
+    }
     b_.SetTrackName(id, b_.Intern(name));
   }
   return id;
@@ -207,8 +229,15 @@ TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
          "device events whose pid is not a device index; kept on an 'other' track");
     return {TrackKind::kOther, pid.value, tid.value};
   }
-  if (pid.numeric && tid.numeric && pid.value >= 0) {
+  if (pid.numeric && pid.value >= 0) {
+    // A string tid ("ThreadId(1)") names a thread as well as a number
+    // does; HashId keeps it stable across parts.
     return {TrackKind::kHostThread, pid.value, tid.value};
+  }
+  if (!pid.numeric && !IsKinetoStringPid(pid.text)) {
+    Diag("string_pid", Severity::kWarning,
+         "events whose pid is a name, not a number: kept on an 'other' track, not analysed "
+         "as host threads");
   }
   return {TrackKind::kOther, pid.value, tid.value};
 }
@@ -247,7 +276,15 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
   }
   char ph = ev.ph[0];
   if (ph == 'M') {
-    if (ev.name == "thread_name") {
+    if (ev.name == "process_name") {
+      Id pid, tid;
+      ParseIds(ev, /*device=*/true, &pid, &tid);
+      for (const RawArg& a : ev.args) {
+        if (a.key == "name" && a.value.type == JsonScalar::Type::kString && pid.numeric) {
+          process_names_.push_back({pid.value, std::string(a.value.text)});
+        }
+      }
+    } else if (ev.name == "thread_name") {
       Id pid, tid;
       ParseIds(ev, /*device=*/true, &pid, &tid);
       for (const RawArg& a : ev.args) {
@@ -287,6 +324,11 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       if (cat.device && cat.feature == kFeatMtia) kind = MtiaDeviceKind(ev.name);
       EmitSlice(ev, kind, cat.device, ts_ns, dur_ns);
       features_ |= cat.feature;
+      if (kind != EventKind::kOther) {
+        features_ |= kFeatKinetoCategory;
+      } else if (ev.name.starts_with("aten::") || ev.name.starts_with("ProfilerStep#")) {
+        features_ |= kFeatKinetoNames;
+      }
       return;
     }
     case 'B':
@@ -299,13 +341,16 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       be.track = ResolveTrackKey(cat.device, ev, pid, tid);
       be.ts_ns = ts_ns;
       be.kind = cat.kind;
+      if (cat.kind != EventKind::kOther) features_ |= kFeatKinetoCategory;
       be.name = std::string(ev.name);
       begin_end_.push_back(std::move(be));
       return;
     }
     case 'i':
     case 'I':
+      if (ev.cat == "cpu_instant_event") features_ |= kFeatKinetoCategory;
       if (ev.name == "[memory]") {
+        features_ |= kFeatKinetoNames;
         EmitMemoryInstant(ev, ts_ns);
       } else {
         EmitSlice(ev, EventKind::kInstant, false, ts_ns, 0);
@@ -442,6 +487,7 @@ void EventEmitter::EmitFlow(const RawEvent& ev, char ph, TimeNs ts_ns) {
     }
     id = HashId(ev.id.text);
   }
+  if (ev.cat == "fwdbwd") features_ |= kFeatKinetoCategory;
   if (ev.cat == "ac2g") {
     features_ |= kFeatFlowAc2g;
   } else if (ev.cat == "async_cpu_to_gpu" || ev.cat == "async_gpu") {
