@@ -299,6 +299,13 @@ std::string Fix(const DeviceComm& d, bool tail_fires, const JobProfile& job, int
            "beside compute (XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true), and "
            "combine small collectives (--xla_gpu_all_reduce_combine_threshold_bytes).";
   }
+  if (!job.is_pytorch()) {
+    // A framework the trace does not name: what to do, in no one's API.
+    return "Overlap communication with compute: start each collective as soon as its inputs "
+           "are ready (reduce gradients in buckets during the backward pass, not all after "
+           "it), combine many small collectives into fewer large ones, and keep synchronizing "
+           "calls off the communication path.";
+  }
   if (job.is_inference()) {
     return "Inference collectives (tensor/expert parallelism) sit on the critical path of "
            "every request: use the serving engine's custom or symmetric-memory all-reduce for "

@@ -120,6 +120,13 @@ std::string FixFor(Why why, int late, const JobProfile& job) {
             "check that host's storage and CPU load; every rank runs at the slowest input.",
             late);
       }
+      if (!job.is_pytorch()) {
+        return fmt::format(
+            "Rank {} waits longer for its input than the others: give its input pipeline more "
+            "parallel workers and prefetching, and check that host's storage and CPU load; "
+            "every rank runs at the pace of the slowest input.",
+            late);
+      }
       return fmt::format(
           "Rank {} waits longer for its input than the others: give its DataLoader more workers "
           "(num_workers, persistent_workers=True, pin_memory=True) and check that host's "

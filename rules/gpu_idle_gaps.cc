@@ -145,6 +145,40 @@ bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
   return true;
 }
 
+// Advice in no framework's API: for a TensorFlow or JAX cause without a
+// variant of its own, and for a trace of an unknown framework (a Chrome
+// trace of another tool), where PyTorch's calls would not apply.
+std::string NeutralFix(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::kDataLoader:
+      return "Load input in parallel with the step and prefetch it to the device: more loader "
+             "workers or threads, pinned host buffers, and decoding or augmentation on the GPU "
+             "if the loaders cannot keep up.";
+    case IdleCause::kLaunchOverhead:
+      return "The step is launch-bound: fuse small ops into fewer kernels (compile the step "
+             "with the framework's graph compiler), replay repeated launch sequences as CUDA "
+             "Graphs, or raise the batch size so each kernel does more work.";
+    case IdleCause::kLaunchStall:
+      return "A launch call took far longer than a launch costs: the runtime stalled "
+             "(first-launch module loading, allocator growth). Warm up (run a few steps) "
+             "before profiling, load modules eagerly (CUDA_MODULE_LOADING=EAGER), and keep "
+             "the allocator from giving memory back and growing again inside the loop.";
+    case IdleCause::kOtherHostWork:
+      return "Move the host work off the step's critical path: precompute outside the loop, "
+             "compile the Python-heavy region, or overlap it with GPU work by launching the "
+             "next kernels first.";
+    case IdleCause::kHostSilent:
+      return "The host was busy in code the profiler did not record (Python, other threads, "
+             "I/O, GC): sample it with py-spy (or the profiler's Python tracing) to find it, "
+             "then move it off the step.";
+    case IdleCause::kDeviceWaitOther:
+      return "Work queued on the GPU waits for another stream or event: check cross-stream "
+             "dependencies and put independent work on its own stream.";
+    default:
+      return "";
+  }
+}
+
 // The fix for a cause, for the job at hand: TensorFlow and JAX have their
 // own input pipelines and profilers (never with_stack=True), inference has
 // requests and decode steps, not DataLoader epochs and training loops.
@@ -152,6 +186,7 @@ bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
 std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode where) {
   const bool tf = job.framework == JobFramework::kTensorFlow;
   const bool jax = job.framework == JobFramework::kJax;
+  if (!job.is_pytorch() && !tf && !jax) return NeutralFix(owned.cause);
   switch (owned.cause) {
     case IdleCause::kDataLoader:
       if (tf) {
@@ -239,7 +274,8 @@ std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode wher
     default:
       break;
   }
-  return std::string(owned.fix);
+  // The table's fixes name PyTorch's calls.
+  return tf || jax ? NeutralFix(owned.cause) : std::string(owned.fix);
 }
 
 // Where a cause's idle time falls on the host: inside the model's own code

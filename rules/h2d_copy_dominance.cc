@@ -216,13 +216,21 @@ std::string BuildFix(const DeviceH2d& d, int64_t steps, double small_copy_bytes,
         "put the next batch on the device while the current step runs (jax.device_put ahead "
         "of time, flax.jax_utils.prefetch_to_device) and keep arrays on the device between "
         "steps instead of round trips through NumPy");
+  } else if (d.pageable.count > 0 && !job.is_pytorch()) {
+    fixes.push_back(
+        "copy from pinned (page-locked) host buffers, asynchronously, so copies overlap "
+        "compute and run at full bandwidth");
   } else if (d.pageable.count > 0) {
     fixes.push_back(
         "pin the host buffers (DataLoader(pin_memory=True), or tensor.pin_memory()) and copy "
         "with .to(device, non_blocking=True) so copies are asynchronous and run at full "
         "bandwidth");
   }
-  if (d.sync_count > 0 && !tf && !jax) {
+  if (d.sync_count > 0 && !tf && !jax && !job.is_pytorch()) {
+    fixes.push_back(fmt::format(
+        "replace the {} synchronous copies per step by asynchronous copies from pinned memory",
+        fmt::format("{:.1f}", SafeShare(d.sync_count, steps))));
+  } else if (d.sync_count > 0 && !tf && !jax) {
     fixes.push_back(fmt::format(
         "replace the {} synchronous copies per step (cudaMemcpy, .to() without "
         "non_blocking) by non_blocking copies from pinned memory",
@@ -239,7 +247,7 @@ std::string BuildFix(const DeviceH2d& d, int64_t steps, double small_copy_bytes,
       SafeShare(sized_count, steps) >= 8) {
     fixes.push_back("batch the many small copies into one contiguous buffer per step");
   }
-  if (!tf && !jax) {
+  if (job.is_pytorch()) {
     fixes.push_back(
         "prefetch the next batch on a side CUDA stream so copies overlap compute");
   }
@@ -340,8 +348,7 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
     f.location.start_ns = d.worst_idle->start_ns;
     f.location.end_ns = d.worst_idle->end_ns;
     f.location.track = d.worst_idle->host_slice != kNoIndex
-                           ? fmt::format("thread {}", tl.tracks()[tl.slices().track[
-                                                          d.worst_idle->host_slice]].tid)
+                           ? rules_internal::HostThreadName(tl, d.worst_idle->host_slice)
                            : fmt::format("device {}", d.device);
     f.location.python_stack = PythonStack(tl, d.worst_idle->host_slice, kMaxPythonFrames);
   } else if (d.worst_copy != kNoIndex) {

@@ -142,6 +142,10 @@ std::string SyncFix(const JobProfile& job) {
              ".block_until_ready() or print device arrays inside the loop (read metrics every N "
              "steps); keep shapes static (jnp.where with a fill value instead of boolean "
              "indexing) so the step stays one jitted call.";
+    case JobFramework::kOther:
+      return "Keep values on the device: read results back to the host every N steps, not "
+             "every step, copy them asynchronously into pinned memory, keep shapes independent "
+             "of the data, and drop explicit device synchronization from the loop.";
     default:
       break;
   }
@@ -166,6 +170,10 @@ std::string HostOpFix(const JobProfile& job) {
     case JobFramework::kJax:
       return "Do the computation with jax.numpy inside the jitted step instead of NumPy on "
              "host values, or move it into the input pipeline ahead of the step.";
+    case JobFramework::kOther:
+      return "Do the computation on the device with the framework's own ops instead of "
+             "NumPy/Python on host copies, or move it out of the step (precompute, an input "
+             "pipeline worker, every N steps).";
     default:
       return "Do the computation on the device (create tensors with device=..., use torch ops "
              "instead of NumPy/Python on .cpu() values), or move it out of the step (precompute, "

@@ -117,8 +117,7 @@ FindingLocation LocateIdle(const Timeline& tl, const StepSet& steps, const Cause
     loc.start_ns = worst.start_ns;
     loc.end_ns = worst.end_ns;
     if (worst.host_op != kNoIndex) {
-      const Track& t = tl.tracks()[tl.slices().track[worst.host_op]];
-      loc.track = fmt::format("thread {}", t.tid);
+      loc.track = HostThreadName(tl, worst.host_op);
       loc.python_stack = PythonStack(tl, worst.host_op, kMaxPythonFrames);
     }
   }

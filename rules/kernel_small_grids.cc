@@ -225,6 +225,11 @@ std::string Fix(Pattern pattern, const JobProfile& job) {
                "(the whole step) so XLA fuses them, and raise the per-device batch size where "
                "memory allows.";
       }
+      if (!job.is_pytorch()) {
+        return "Most of it is in short kernels too small to fill the GPU: fuse chains of small "
+               "ops into larger kernels (compile the step with the framework's graph "
+               "compiler), and raise the batch size where memory allows.";
+      }
       return fmt::format(
           "Most of it is in short kernels (under 20 us) too small to fill the GPU: fuse them "
           "into fewer, larger kernels with torch.compile (Inductor fuses pointwise and "
@@ -232,6 +237,13 @@ std::string Fix(Pattern pattern, const JobProfile& job) {
           inference ? "batch more requests so each kernel has more work"
                     : "raise the batch size where memory allows");
     case Pattern::kMatmuls:
+      if (!job.is_pytorch()) {
+        return inference ? "The matmuls are too small for this GPU (few requests in flight): "
+                           "batch more requests per step, or serve on a smaller GPU."
+                         : "The matmuls are too small for this GPU: raise the batch (or "
+                           "micro-batch) size or pack sequences so each GEMM has a tile for "
+                           "every SM.";
+      }
       if (inference) {
         return "The matmuls are too small for this GPU (few requests in flight, as in decode): "
                "batch more requests (continuous batching, a larger max batch size); for fixed "
@@ -245,10 +257,11 @@ std::string Fix(Pattern pattern, const JobProfile& job) {
     case Pattern::kOther:
       break;
   }
-  return "These kernels' grids are smaller than the GPU (small tensors, or work split over a "
-         "short dimension, such as a reduction over few rows): raise the batch size, fuse them "
-         "into neighbouring ops (torch.compile), or use implementations that split the work "
-         "further.";
+  return fmt::format(
+      "These kernels' grids are smaller than the GPU (small tensors, or work split over a "
+      "short dimension, such as a reduction over few rows): raise the batch size, fuse them "
+      "into neighbouring ops ({}), or use implementations that split the work further.",
+      job.is_pytorch() ? "torch.compile" : "a graph compiler");
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ inline std::string NoLaunchLinkWhy(const Timeline& tl) {
   if (md.format == "xspace") {
     return "XLA executables whose device ops the trace does not link to a host launch";
   }
+  if (md.format == "chrome-json") {
+    // TF1 timelines and xprof's trace viewer JSON keep no correlation ids.
+    return "a Chrome trace that does not link device work to host launches";
+  }
   if (AcceleratorName(md) == "MTIA") {
     return "device jobs the trace does not link to a host launch: missing correlation ids";
   }
@@ -161,6 +165,14 @@ inline double SafeShare(double part, double whole) {
 }
 
 inline std::string Percent(double share) { return fmt::format("{:.1f}%", share * 100); }
+
+// "thread 1102"; a thread a trace names by a string ("ThreadId(1)") has a
+// hashed, negative tid, and goes by its name instead.
+inline std::string HostThreadName(const Timeline& tl, SliceId s) {
+  const Track& t = tl.tracks()[tl.slices().track[s]];
+  if (t.tid < 0 && t.name != kEmptyStringId) return std::string(tl.str(t.name));
+  return fmt::format("thread {}", t.tid);
+}
 
 inline std::string StreamName(const Timeline& tl, SliceId s) {
   const Track& t = tl.tracks()[tl.slices().track[s]];

@@ -250,6 +250,13 @@ std::string Fix(const DeviceTc& d, DtypeGroup dominant, bool odd_dims, const Job
         has_tf32 ? ", or let float32 matmuls use TF32 with "
                    "jax.default_matmul_precision(\"tensorfloat32\")"
                  : "");
+  } else if (!job.is_pytorch()) {
+    fix = fmt::format(
+        "Compute in {0}: run the matmuls and convolutions in {0} with the framework's "
+        "mixed-precision mode{1}{2}.",
+        has_bf16 ? "bfloat16" : "float16",
+        job.is_inference() ? "" : ", keeping the loss and the final outputs in float32",
+        has_tf32 ? ", or at least let float32 matmuls and convolutions use TF32" : "");
   } else if (job.is_inference()) {
     fix = fmt::format(
         "Serve the model in {}: load the weights in that dtype (model.to(torch.{})) or run "

@@ -17,20 +17,22 @@ constexpr std::string_view kWarmupSchedule =
     "`torch.profiler.schedule(wait=1, warmup=2, active=3)`";
 
 // TensorFlow and JAX users start their profiler by hand: the advice is where
-// to start it, in their API.
+// to start it, in their API (in none for a framework the trace does not name).
 std::string NonTorchFix(OneTimeKind kind, JobFramework framework) {
   const bool tf = framework == JobFramework::kTensorFlow;
+  const bool jax = framework == JobFramework::kJax;
   const std::string start =
-      tf ? "start the profiler after the first steps (tf.profiler.experimental.start after "
-           "warm-up, or the Keras TensorBoard callback's profile_batch=(10, 15))"
-         : "start the profiler after the first steps (jax.profiler.start_trace once the "
-           "jitted step has run a few times)";
+      tf    ? "start the profiler after the first steps (tf.profiler.experimental.start after "
+              "warm-up, or the Keras TensorBoard callback's profile_batch=(10, 15))"
+      : jax ? "start the profiler after the first steps (jax.profiler.start_trace once the "
+              "jitted step has run a few times)"
+            : "start the profiler after the first steps, once the step has run a few times";
   switch (kind) {
     case OneTimeKind::kCompilation:
       return fmt::format(
-          "{} compilation is a one-time cost of each function's first call with new shapes: "
+          "{} is a one-time cost of each function's first call with new shapes: "
           "{}. If it recurs, shapes change between steps: pad or bucket them.",
-          tf ? "tf.function/XLA" : "XLA", start);
+          tf ? "tf.function/XLA compilation" : jax ? "XLA compilation" : "Compilation", start);
     default:
       return fmt::format("This is a one-time start-up cost, paid once per process: {}.",
                          start);
@@ -38,9 +40,7 @@ std::string NonTorchFix(OneTimeKind kind, JobFramework framework) {
 }
 
 std::string FixFor(OneTimeKind kind, const JobProfile& job) {
-  if (job.framework == JobFramework::kTensorFlow || job.framework == JobFramework::kJax) {
-    return NonTorchFix(kind, job.framework);
-  }
+  if (!job.is_pytorch()) return NonTorchFix(kind, job.framework);
   switch (kind) {
     case OneTimeKind::kCompilation:
       return fmt::format(

@@ -70,9 +70,11 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
     p.framework = JobFramework::kTensorFlow;
   } else if (fw == "JAX") {
     p.framework = JobFramework::kJax;
-  } else if (fw == "PyTorch" || fw.empty()) {
+  } else if (fw == "PyTorch") {
     p.framework = JobFramework::kPyTorch;
   } else {
+    // Unknown ("": a Chrome trace of another tool, an XSpace without
+    // framework names) or "TensorFlow/JAX (XLA)": no PyTorch advice.
     p.framework = JobFramework::kOther;
   }
   const SliceColumns& c = tl.slices();

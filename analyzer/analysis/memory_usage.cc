@@ -237,6 +237,10 @@ std::string MemoryAdvice(const DeviceMemoryUsage& m, const JobProfile& job,
     case JobFramework::kJax:
       fix = "a smaller batch, bfloat16 activations or rematerialization (jax.checkpoint)";
       break;
+    case JobFramework::kOther:
+      fix = "a smaller batch, 16-bit activations or recomputing activations in the backward "
+            "pass, and no allocator cache release inside the loop";
+      break;
     default:
       fix = job.is_inference()
                 ? "a smaller batch or KV cache, or PYTORCH_CUDA_ALLOC_CONF="

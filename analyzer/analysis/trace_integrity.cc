@@ -368,9 +368,15 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
 
   // filtered: host ops and device work kept, every runtime call removed.
   if (n.device_activities > 0 && n.host_ops > 0 && n.runtime_calls == 0) {
+    // TF1 timelines and xprof's Chrome JSON never hold them: not a filter.
     out.checks.push_back(Check("filtered", CheckStatus::kLimited, 0, 1, "count",
-                               "host ops and device work but no runtime calls: a filtered or "
-                               "re-serialized file; idle time cannot be tied to launches"));
+                               md.format == "chrome-json"
+                                   ? "host ops and device work but no runtime calls (this "
+                                     "Chrome trace's producer does not record them); idle time "
+                                     "cannot be tied to launches"
+                                   : "host ops and device work but no runtime calls: a filtered "
+                                     "or re-serialized file; idle time cannot be tied to "
+                                     "launches"));
     lower(kInferred);
   } else {
     out.checks.push_back(Check("filtered", n.device_activities > 0 ? CheckStatus::kOk

@@ -71,6 +71,31 @@ TEST(AnalyzeCommand, JsonFormatCarriesSchemaVersionAndFindings) {
   EXPECT_THAT(r.out, HasSubstr("\"rule_id\": \"gpu-idle-gaps\""));
 }
 
+// TensorFlow's Chrome JSON names its GPU tracks by process name, not by
+// Kineto category: the report has device activity, counted once, and says
+// which framework and format it read (testdata/chrome, docs/input-formats.md).
+TEST(AnalyzeCommand, TensorFlowTimelineHasItsGpuWork) {
+  AnalyzeArgs args;
+  args.path = SourceDir() + "/testdata/chrome/tf1_timeline.json";
+  args.verbose = true;
+  // A 14-event fragment: read, but too small to judge.
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitNotJudgeable) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("no GPU activity")));
+  EXPECT_THAT(r.out, HasSubstr("Format:    chrome-json"));
+  EXPECT_THAT(r.out, HasSubstr("Framework: TensorFlow"));
+  // 175 us of per-stream work in the 300 us window, not the repeats' 350 us.
+  EXPECT_THAT(r.out, HasSubstr("58.3%"));
+  EXPECT_THAT(r.out, HasSubstr("chrome_repeated_device_tracks"));
+
+  args.path = SourceDir() + "/testdata/chrome/generic_cpu.json";
+  r = Analyze(args);
+  ASSERT_EQ(r.code, kExitNotJudgeable) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Framework: unknown"));
+  EXPECT_THAT(r.out, Not(HasSubstr("PyTorch")));
+  EXPECT_THAT(r.out, Not(HasSubstr("torch")));
+}
+
 TEST(AnalyzeCommand, MissingPathIsUnreadable) {
   AnalyzeArgs args;
   args.path = "/nonexistent/tracelint/trace.json";

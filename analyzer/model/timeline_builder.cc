@@ -34,6 +34,37 @@ void TimelineBuilder::SetTrackName(TrackId track, StringId name) {
   tracks_[track].name = name;
 }
 
+bool TimelineBuilder::RekeyTrack(TrackId track, TrackKind kind, int64_t pid, int64_t tid) {
+  Track& t = tracks_[track];
+  auto key = std::make_tuple(static_cast<uint8_t>(kind), pid, tid);
+  auto it = track_index_.find(key);
+  if (it != track_index_.end()) return it->second == track;
+  track_index_.erase(std::make_tuple(static_cast<uint8_t>(t.kind), t.pid, t.tid));
+  track_index_.emplace(key, track);
+  t.kind = kind;
+  t.pid = pid;
+  t.tid = tid;
+  t.device = kind == TrackKind::kDeviceStream ? static_cast<int32_t>(pid) : -1;
+  return true;
+}
+
+DeviceDetails& TimelineBuilder::SliceEditor::details() {
+  uint32_t& d = b_.merged_.details[i_];
+  if (d == kNoIndex) {
+    d = static_cast<uint32_t>(b_.details_.size());
+    b_.details_.emplace_back();
+  }
+  return b_.details_[d];
+}
+
+void TimelineBuilder::EditSlices(absl::FunctionRef<void(SliceEditor&)> edit) {
+  FlushPending();
+  for (uint32_t i = 0; i < merged_.size(); ++i) {
+    SliceEditor e(*this, i);
+    edit(e);
+  }
+}
+
 uint32_t TimelineBuilder::AddSlice(const SliceSpec& spec) {
   PendingSlice p;
   p.ts_ns = spec.ts_ns;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "analyzer/base/huge_pages.h"
 #include "analyzer/model/timeline.h"
@@ -61,12 +62,43 @@ class TimelineBuilder {
   // device index and tid the stream id.
   TrackId GetTrack(TrackKind kind, int64_t pid, int64_t tid);
   void SetTrackName(TrackId track, StringId name);
+  const std::vector<Track>& tracks() const { return tracks_; }
+  bool HasTrack(TrackKind kind, int64_t pid, int64_t tid) const {
+    return track_index_.contains(std::make_tuple(static_cast<uint8_t>(kind), pid, tid));
+  }
+  // Gives `track` the key (kind, pid, tid); its slices and flow points
+  // stay on it. For formats that learn what a track is only after its
+  // events were read (Chrome JSON names device tracks in metadata that may
+  // come last). False, and nothing changed, when another track has the key.
+  bool RekeyTrack(TrackId track, TrackKind kind, int64_t pid, int64_t tid);
 
   // Returns the slice's position among this builder's slices.
   uint32_t AddSlice(const SliceSpec& spec);
   // Attach to the most recently added slice.
   void AddArg(StringId key, const ArgValue& value);
   DeviceDetails& AddDetails();
+
+  // One slice as EditSlices visits it.
+  class SliceEditor {
+   public:
+    TrackId track() const { return b_.merged_.track[i_]; }
+    StringId name() const { return b_.merged_.name[i_]; }
+    TimeNs ts_ns() const { return b_.merged_.ts_ns[i_]; }
+    TimeNs dur_ns() const { return b_.merged_.dur_ns[i_]; }
+    EventKind kind() const { return b_.merged_.kind[i_]; }
+    void set_kind(EventKind kind) { b_.merged_.kind[i_] = kind; }
+    // The slice's device details, created on first use.
+    DeviceDetails& details();
+
+   private:
+    friend class TimelineBuilder;
+    SliceEditor(TimelineBuilder& b, uint32_t i) : b_(b), i_(i) {}
+    TimelineBuilder& b_;
+    uint32_t i_;
+  };
+  // Visits every slice added so far, in input order, for a parser that
+  // learns what its slices are only after reading them all (see RekeyTrack).
+  void EditSlices(absl::FunctionRef<void(SliceEditor&)> edit);
 
   void AddFlowPoint(const FlowPoint& point) { flow_points_.push_back(point); }
   void AddCounter(const CounterSample& sample) { counters_.push_back(sample); }

@@ -52,6 +52,43 @@ TEST(TimelineBuilder, NestsSortsAndLinks) {
   EXPECT_EQ(tl->track_range(stream), std::make_pair(SliceId{3}, SliceId{4}));
 }
 
+// A parser that learns a track's identity after its events (Chrome JSON
+// metadata) re-keys the track and edits its slices before Finalize.
+TEST(TimelineBuilder, RekeyTrackAndEditSlices) {
+  TimelineBuilder part;
+  TrackId t = part.GetTrack(TrackKind::kHostThread, 5, 0);
+  part.AddSlice(Host(t, 100, 10, part.Intern("MEMCPYHtoD"), EventKind::kOther));
+  TimelineBuilder b;
+  TrackId other = b.GetTrack(TrackKind::kHostThread, 7, 0);
+  b.AddSlice(Host(other, 100, 50, b.Intern("MatMul"), EventKind::kOther));
+  b.Append(std::move(part));
+  b.AddSlice(Host(other, 200, 5, b.Intern("Add"), EventKind::kOther));  // still pending
+  TrackId moved = 1;
+  ASSERT_EQ(b.tracks()[moved].pid, 5);
+  EXPECT_FALSE(b.RekeyTrack(moved, TrackKind::kHostThread, 7, 0));  // taken
+  EXPECT_TRUE(b.RekeyTrack(moved, TrackKind::kDeviceStream, 0, 13));
+  EXPECT_TRUE(b.HasTrack(TrackKind::kDeviceStream, 0, 13));
+  EXPECT_FALSE(b.HasTrack(TrackKind::kHostThread, 5, 0));
+  EXPECT_EQ(b.GetTrack(TrackKind::kDeviceStream, 0, 13), moved);
+  int visited = 0;
+  b.EditSlices([&](TimelineBuilder::SliceEditor& e) {
+    ++visited;
+    if (e.track() != moved) return;
+    e.set_kind(EventKind::kMemcpy);
+    e.details().direction = CopyDirection::kHtoD;
+  });
+  EXPECT_EQ(visited, 3);
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok());
+  EXPECT_EQ(tl->tracks()[moved].kind, TrackKind::kDeviceStream);
+  EXPECT_EQ(tl->tracks()[moved].device, 0);
+  auto [first, last] = tl->track_range(moved);
+  ASSERT_EQ(last - first, 1u);
+  EXPECT_EQ(tl->slices().kind[first], EventKind::kMemcpy);
+  ASSERT_NE(tl->details(first), nullptr);
+  EXPECT_EQ(tl->details(first)->direction, CopyDirection::kHtoD);
+}
+
 TEST(Timeline, ReleaseEventsKeepsWhatTheReportReads) {
   TimelineBuilder b;
   TrackId host = b.GetTrack(TrackKind::kHostThread, 10, 11);

@@ -7,72 +7,10 @@
 #include "analyzer/base/time_limits.h"
 #include "analyzer/model/classify.h"
 #include "fmt/format.h"
+#include "parsers/kineto/kineto_categories.h"
 
 namespace tracelint::kineto {
 namespace {
-
-struct CategoryInfo {
-  EventKind kind = EventKind::kOther;
-  bool device = false;
-  uint32_t feature = 0;
-};
-
-// Categories of every Kineto vintage, compared case-insensitively as the
-// TensorBoard plugin does (formats.md A.4).
-CategoryInfo ClassifyCategory(std::string_view cat, bool has_cat) {
-  struct Entry {
-    std::string_view name;
-    CategoryInfo info;
-  };
-  static constexpr Entry kTable[] = {
-      {"cpu_op", {EventKind::kCpuOp, false, kFeatCurrentCategories}},
-      {"operator", {EventKind::kCpuOp, false, kFeatLegacyCategories}},
-      {"user_annotation", {EventKind::kUserAnnotation, false, kFeatCurrentCategories}},
-      {"python_function", {EventKind::kPythonFunction, false, kFeatCurrentCategories}},
-      {"python", {EventKind::kPythonFunction, false, kFeatLegacyCategories}},
-      {"cuda_runtime", {EventKind::kRuntime, false, kFeatCurrentCategories}},
-      {"runtime", {EventKind::kRuntime, false, kFeatLegacyCategories}},
-      {"mtia_runtime", {EventKind::kRuntime, false, kFeatMtia}},
-      // MTIA command-processor events on the device's streams; the kind is
-      // refined by name (MtiaDeviceKind).
-      {"mtia_ccp_events", {EventKind::kKernel, true, kFeatMtia}},
-      {"xpu_runtime", {EventKind::kRuntime, false, 0}},
-      {"privateuse1_runtime", {EventKind::kRuntime, false, 0}},
-      {"cuda_driver", {EventKind::kDriver, false, kFeatCudaDriver}},
-      {"kernel", {EventKind::kKernel, true, 0}},
-      {"gpu_memcpy", {EventKind::kMemcpy, true, kFeatCurrentCategories}},
-      {"memcpy", {EventKind::kMemcpy, true, kFeatLegacyCategories}},
-      {"gpu_memset", {EventKind::kMemset, true, kFeatCurrentCategories}},
-      {"memset", {EventKind::kMemset, true, kFeatLegacyCategories}},
-      {"gpu_user_annotation", {EventKind::kGpuUserAnnotation, true, kFeatGpuUserAnnotation}},
-      {"cuda_sync", {EventKind::kCudaSync, true, 0}},
-      {"cuda_event", {EventKind::kCudaEvent, true, 0}},
-      {"overhead", {EventKind::kOverhead, false, 0}},
-      {"trace", {EventKind::kTraceSpan, false, 0}},
-  };
-  if (!has_cat) return {};
-  for (const Entry& e : kTable) {
-    if (EqualsIgnoreCase(cat, e.name)) return e.info;
-  }
-  return {};
-}
-
-// MTIA device events: DMA transfers are copies, event record/wait are
-// stream synchronization (not work), everything else (pe_exe, remote,
-// merge: compiled graph executions) is compute on the device.
-EventKind MtiaDeviceKind(std::string_view name) {
-  if (name.starts_with("dma_")) return EventKind::kMemcpy;
-  if (name == "event_wait") return EventKind::kCudaSync;
-  if (name == "event_record") return EventKind::kCudaEvent;
-  return EventKind::kKernel;
-}
-
-CopyDirection MtiaCopyDirection(std::string_view direction) {
-  if (direction == "HOST_TO_DEVICE") return CopyDirection::kHtoD;
-  if (direction == "DEVICE_TO_HOST") return CopyDirection::kDtoH;
-  if (direction == "DEVICE_TO_DEVICE") return CopyDirection::kDtoD;
-  return CopyDirection::kUnknown;
-}
 
 bool ParseInt64(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
@@ -212,10 +150,6 @@ int64_t IntValueOr(const JsonScalar& v, int64_t fallback) {
   return fallback;
 }
 
-bool IsGpuFlowCategory(std::string_view cat) {
-  return cat == "ac2g" || cat == "async_cpu_to_gpu" || cat == "async" || cat == "async_gpu";
-}
-
 }  // namespace
 
 EventEmitter::EventEmitter(TimelineBuilder& builder, TimeNs base_time_ns)
@@ -229,6 +163,24 @@ void EventEmitter::Diag(std::string_view name, Severity severity,
 void EventEmitter::ParseIds(const RawEvent& ev, bool device, Id* pid, Id* tid) {
   pid->text = ev.pid.text;
   tid->text = ev.tid.text;
+  if (!device && (!ev.pid.present() || !ev.tid.present())) {
+    // Host events with no pid or tid (some converters write only one) get
+    // kMissingPid / kMissingTid instead of an 'other' track nobody reads.
+    // Device events keep looking for their device and stream in the args.
+    pid->numeric = true;
+    tid->numeric = true;
+    pid->value = kMissingPid;
+    tid->value = kMissingTid;
+    if (ev.pid.present() && !ParseInt64(StripAsciiWhitespace(ev.pid.text), &pid->value)) {
+      pid->numeric = false;
+      pid->value = HashId(ev.pid.text);
+    }
+    if (ev.tid.present() && !ParseInt64(StripAsciiWhitespace(ev.tid.text), &tid->value)) {
+      tid->numeric = false;
+      tid->value = HashId(ev.tid.text);
+    }
+    return;
+  }
   pid->numeric =
       ev.pid.present() && ParseInt64(StripAsciiWhitespace(ev.pid.text), &pid->value);
   if (!pid->numeric) pid->value = HashId(ev.pid.text);
@@ -244,9 +196,13 @@ TrackId EventEmitter::Track(TrackKind kind, const Id& pid, const Id& tid) {
   TrackKey key{kind, pid.value, tid.value};
   TrackId id = b_.GetTrack(kind, pid.value, tid.value);
   if (tracks_.insert(key).second && (!pid.numeric || !tid.numeric)) {
-    // Tracks of string pids ("Spans", "Traces", "") are named after them.
+    // Tracks of string pids ("Spans", "Traces", "") are named after them,
+    // a host thread named by a string ("ThreadId(1)") after that.
     std::string name = pid.numeric ? fmt::format("{}", pid.value) : std::string(pid.text);
-    if (!tid.numeric) name = fmt::format("{}/{}", name, tid.text);
+    if (!tid.numeric) {
+      name = kind == TrackKind::kHostThread ? std::string(tid.text)
+                                            : fmt::format("{}/{}", name, tid.text);
+    }
     b_.SetTrackName(id, b_.Intern(name));
   }
   return id;
@@ -273,8 +229,15 @@ TrackKey EventEmitter::ResolveTrackKey(bool device, const RawEvent& ev,
          "device events whose pid is not a device index; kept on an 'other' track");
     return {TrackKind::kOther, pid.value, tid.value};
   }
-  if (pid.numeric && tid.numeric && pid.value >= 0) {
+  if (pid.numeric && pid.value >= 0) {
+    // A string tid ("ThreadId(1)") names a thread as well as a number
+    // does; HashId keeps it stable across parts.
     return {TrackKind::kHostThread, pid.value, tid.value};
+  }
+  if (!pid.numeric && !IsKinetoStringPid(pid.text)) {
+    Diag("string_pid", Severity::kWarning,
+         "events whose pid is a name, not a number: kept on an 'other' track, not analysed "
+         "as host threads");
   }
   return {TrackKind::kOther, pid.value, tid.value};
 }
@@ -313,7 +276,15 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
   }
   char ph = ev.ph[0];
   if (ph == 'M') {
-    if (ev.name == "thread_name") {
+    if (ev.name == "process_name") {
+      Id pid, tid;
+      ParseIds(ev, /*device=*/true, &pid, &tid);
+      for (const RawArg& a : ev.args) {
+        if (a.key == "name" && a.value.type == JsonScalar::Type::kString && pid.numeric) {
+          process_names_.push_back({pid.value, std::string(a.value.text)});
+        }
+      }
+    } else if (ev.name == "thread_name") {
       Id pid, tid;
       ParseIds(ev, /*device=*/true, &pid, &tid);
       for (const RawArg& a : ev.args) {
@@ -353,6 +324,11 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       if (cat.device && cat.feature == kFeatMtia) kind = MtiaDeviceKind(ev.name);
       EmitSlice(ev, kind, cat.device, ts_ns, dur_ns);
       features_ |= cat.feature;
+      if (kind != EventKind::kOther) {
+        features_ |= kFeatKinetoCategory;
+      } else if (ev.name.starts_with("aten::") || ev.name.starts_with("ProfilerStep#")) {
+        features_ |= kFeatKinetoNames;
+      }
       return;
     }
     case 'B':
@@ -365,13 +341,16 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       be.track = ResolveTrackKey(cat.device, ev, pid, tid);
       be.ts_ns = ts_ns;
       be.kind = cat.kind;
+      if (cat.kind != EventKind::kOther) features_ |= kFeatKinetoCategory;
       be.name = std::string(ev.name);
       begin_end_.push_back(std::move(be));
       return;
     }
     case 'i':
     case 'I':
+      if (ev.cat == "cpu_instant_event") features_ |= kFeatKinetoCategory;
       if (ev.name == "[memory]") {
+        features_ |= kFeatKinetoNames;
         EmitMemoryInstant(ev, ts_ns);
       } else {
         EmitSlice(ev, EventKind::kInstant, false, ts_ns, 0);
@@ -508,6 +487,7 @@ void EventEmitter::EmitFlow(const RawEvent& ev, char ph, TimeNs ts_ns) {
     }
     id = HashId(ev.id.text);
   }
+  if (ev.cat == "fwdbwd") features_ |= kFeatKinetoCategory;
   if (ev.cat == "ac2g") {
     features_ |= kFeatFlowAc2g;
   } else if (ev.cat == "async_cpu_to_gpu" || ev.cat == "async_gpu") {

@@ -30,7 +30,17 @@ enum Feature : uint32_t {
   kFeatSpansPid = 1 << 11,
   kFeatMtia = 1 << 12,
   kFeatEvIdx = 1 << 13,
+  // Kineto's own vocabulary, which other Chrome JSON producers do not write
+  // (what makes a trace PyTorch's, FillMetadata): a Kineto category or flow
+  // category, or an aten::/ProfilerStep#/[memory] name.
+  kFeatKinetoCategory = 1 << 14,
+  kFeatKinetoNames = 1 << 15,
 };
+
+// The pid of events written without one (bpftrace-to-Chrome converters omit
+// it): process 0, as a missing tid is thread 0.
+inline constexpr int64_t kMissingPid = 0;
+inline constexpr int64_t kMissingTid = 0;
 
 using TrackKey = std::tuple<TrackKind, int64_t, int64_t>;
 
@@ -52,6 +62,13 @@ struct TrackNameEvent {
   std::string name;
 };
 
+// A process_name metadata event of a numeric pid; device tracks of Chrome
+// JSON from TensorFlow/JAX are named this way (chrome_device_tracks.h).
+struct ProcessNameEvent {
+  int64_t pid = 0;
+  std::string name;
+};
+
 // Turns raw events into TimelineBuilder calls for one part of the input.
 class EventEmitter : public RawEventSink {
  public:
@@ -63,6 +80,7 @@ class EventEmitter : public RawEventSink {
   uint32_t features() const { return features_; }
   std::vector<BeginEndEvent>& begin_end() { return begin_end_; }
   std::vector<TrackNameEvent>& track_names() { return track_names_; }
+  std::vector<ProcessNameEvent>& process_names() { return process_names_; }
   const absl::flat_hash_set<TrackKey>& tracks() const { return tracks_; }
   // Devices whose streams hold slices (a flow's end alone names no device:
   // ROCm traces end some ac2g flows on the host pid).
@@ -98,6 +116,7 @@ class EventEmitter : public RawEventSink {
   uint32_t features_ = 0;
   std::vector<BeginEndEvent> begin_end_;
   std::vector<TrackNameEvent> track_names_;
+  std::vector<ProcessNameEvent> process_names_;
   absl::flat_hash_set<TrackKey> tracks_;
   absl::flat_hash_set<int64_t> slice_devices_;
   std::vector<StringId> key_ids_;

@@ -35,12 +35,49 @@ std::optional<std::pair<int, int>> MatchLoneDevice(
   return std::make_pair(old_id, m.devices[0].id);
 }
 
+bool HasKinetoEvidence(uint32_t features, const RawMeta& meta) {
+  // Fractional timestamps, displayTimeUnit and bare arrays are Chrome
+  // trace JSON, not Kineto's alone (xprof writes displayTimeUnit too).
+  constexpr uint32_t kKinetoFeatures =
+      kFeatLegacyCategories | kFeatCurrentCategories | kFeatFlowAsync | kFeatFlowAsyncCpuToGpu |
+      kFeatFlowAc2g | kFeatGpuUserAnnotation | kFeatCudaDriver | kFeatKernelCollectiveArgs |
+      kFeatRecordFunctionId | kFeatSpansPid | kFeatMtia | kFeatEvIdx | kFeatKinetoCategory |
+      kFeatKinetoNames;
+  return (features & kKinetoFeatures) != 0 || meta.schema_version.has_value() ||
+         meta.has_device_properties || meta.has_distributed_info ||
+         meta.base_time_text.has_value() || meta.nvidia_hints || meta.rocm_hints ||
+         !meta.trace_name.empty();
+}
+
+namespace {
+
+// The framework a non-Kineto trace's names show (chrome_device_tracks.h).
+std::string_view ChromeFramework(ChromeProducer producer) {
+  switch (producer) {
+    case ChromeProducer::kTensorFlow1:
+    case ChromeProducer::kTensorFlow: return "TensorFlow";
+    case ChromeProducer::kJax: return "JAX";
+    case ChromeProducer::kXla: return "TensorFlow/JAX (XLA)";
+    case ChromeProducer::kNone: break;
+  }
+  return "";
+}
+
+}  // namespace
+
 void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,
-                  bool bare_array, TimeNs base_time_ns, RunMetadata& m) {
+                  bool bare_array, TimeNs base_time_ns, const ChromeDeviceTracks& chrome,
+                  RunMetadata& m) {
   m.source_path = path;
-  m.format = "kineto-json";
-  m.framework = "PyTorch";
-  m.framework_version = GuessPytorchVersion(features, meta, bare_array);
+  if (HasKinetoEvidence(features, meta)) {
+    m.format = "kineto-json";
+    m.framework = "PyTorch";
+    m.framework_version = GuessPytorchVersion(features, meta, bare_array);
+  } else {
+    m.format = "chrome-json";
+    m.framework = std::string(ChromeFramework(chrome.producer));
+  }
+  if (chrome.tpu) m.accelerator_from_events = "TPU";
   bool amd = meta.rocm_hints || (features & kFeatHipNames) != 0;
   for (const RawDevice& d : meta.devices) {
     DeviceInfo info;

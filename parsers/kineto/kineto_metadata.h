@@ -16,6 +16,7 @@
 #include "analyzer/base/time.h"
 #include "analyzer/model/diagnostics.h"
 #include "analyzer/model/metadata.h"
+#include "parsers/kineto/chrome_device_tracks.h"
 #include "parsers/kineto/kineto_raw.h"
 
 namespace tracelint::kineto {
@@ -24,10 +25,18 @@ namespace tracelint::kineto {
 // surrounding whitespace allowed; nullopt when absent or not an integer.
 std::optional<int64_t> ParseIntText(const std::optional<std::string>& text);
 
+// Whether anything in the file is Kineto's own (a Kineto event or flow
+// category, aten::/ProfilerStep# names, Kineto's top-level keys): only then
+// is it a PyTorch trace. Other tools write Chrome trace JSON too.
+bool HasKinetoEvidence(uint32_t features, const RawMeta& meta);
+
 // Fills `m` from the top-level keys of the file at `path`; `features` are
-// the kFeat* bits its events set.
+// the kFeat* bits its events set, `chrome` what its process and thread
+// names said (for a trace without Kineto evidence: format "chrome-json",
+// the framework those names show, or "" when they show none).
 void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t features,
-                  bool bare_array, TimeNs base_time_ns, RunMetadata& m);
+                  bool bare_array, TimeNs base_time_ns, const ChromeDeviceTracks& chrome,
+                  RunMetadata& m);
 
 // ROCm and MTIA traces list one deviceProperties entry with id 0 while
 // their events name the device by its system index (2, 9, 17 ...). One

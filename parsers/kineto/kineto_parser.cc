@@ -18,6 +18,7 @@
 #include "parsers/common/json_event_splitter.h"
 #include "parsers/common/read_ahead.h"
 #include "parsers/common/worker_pool.h"
+#include "parsers/kineto/chrome_device_tracks.h"
 #include "parsers/kineto/kineto_event_emitter.h"
 #include "parsers/kineto/kineto_metadata.h"
 
@@ -31,6 +32,7 @@ constexpr size_t kReadBytes = size_t{4} << 20;
 struct PartFacts {
   std::vector<BeginEndEvent> begin_end;  // paired into slices after the merge
   std::vector<TrackNameEvent> track_names;
+  std::vector<ProcessNameEvent> process_names;
   absl::flat_hash_set<TrackKey> tracks;
   absl::flat_hash_set<int64_t> slice_devices;
   uint32_t features = 0;
@@ -43,6 +45,7 @@ struct PartFacts {
     slice_devices.insert(later.slice_devices.begin(), later.slice_devices.end());
     for (BeginEndEvent& e : later.begin_end) begin_end.push_back(std::move(e));
     for (TrackNameEvent& n : later.track_names) track_names.push_back(std::move(n));
+    for (ProcessNameEvent& n : later.process_names) process_names.push_back(std::move(n));
   }
 };
 
@@ -109,6 +112,7 @@ void ParsePart(const JsonPart& part, TimeNs base_time_ns, const JsonReader& read
   }
   out->facts.begin_end = std::move(emitter.begin_end());
   out->facts.track_names = std::move(emitter.track_names());
+  out->facts.process_names = std::move(emitter.process_names());
   out->facts.tracks = emitter.tracks();
   out->facts.slice_devices = emitter.slice_devices();
   out->facts.features = emitter.features();
@@ -359,8 +363,14 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
     }
   }
 
+  // Metadata may come anywhere in the file (TensorFlow writes it first,
+  // Kineto last), so tracks named as device timelines are retagged only now
+  // that every part is merged; Kineto's own names never match, and then
+  // this costs only a look at the names.
+  const ChromeDeviceTracks chrome =
+      ApplyChromeDeviceTracks(facts.process_names, facts.track_names, merged);
   RunMetadata& m = merged.metadata();
-  FillMetadata(path, meta, facts.features, splitter.bare_array(), base_time_ns, m);
+  FillMetadata(path, meta, facts.features, splitter.bare_array(), base_time_ns, chrome, m);
   if (!base_before_tail && meta.base_time_text) {
     m.late_base_time_ns = ParseIntText(meta.base_time_text).value_or(0);
   }

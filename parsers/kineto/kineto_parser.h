@@ -15,7 +15,9 @@ namespace tracelint {
 // True when decompressed head bytes look like a Kineto / Chrome trace: a
 // JSON object with traceEvents (or Kineto's leading keys), or a bare array
 // of event objects. TensorFlow/xprof's trace.json ("highres-ticks") is not
-// accepted: it has no categories to analyse.
+// accepted: it renders the xplane.pb beside it, which is read instead (JAX's
+// perfetto_trace.json.gz, the same without "metadata", is read:
+// chrome_device_tracks.h).
 bool SniffKinetoJson(std::string_view head);
 
 // For a JSON object whose head holds none of the keys above (more metadata

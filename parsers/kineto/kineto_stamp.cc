@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "parsers/common/input_stream.h"
 #include "parsers/common/json_event_splitter.h"
+#include "parsers/kineto/kineto_metadata.h"
 #include "parsers/kineto/kineto_parser.h"
 #include "parsers/kineto/kineto_raw.h"
 
@@ -191,7 +192,10 @@ absl::StatusOr<KinetoStamp> ReadKinetoStamp(const std::string& path) {
   RunMetadata& m = stamp.metadata;
   m.source_path = path;
   m.format = "kineto-json";
-  m.framework = "PyTorch";
+  // The stamp reads no events: only Kineto's top-level keys make the file
+  // PyTorch's here; without them the framework is left unknown (it never
+  // keeps two files from being one run).
+  if (kineto::HasKinetoEvidence(0, meta)) m.framework = "PyTorch";
   for (const kineto::RawDevice& d : meta.devices) {
     DeviceInfo info;
     info.id = static_cast<int>(d.id);

@@ -10,6 +10,7 @@
 
 #include "analyzer/base/strings.h"
 #include "analyzer/model/classify.h"
+#include "parsers/common/device_track_names.h"
 #include "parsers/xplane/xplane_details.h"
 
 namespace tracelint::xplane {
@@ -25,48 +26,6 @@ std::optional<int64_t> ParseLeadingInt(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p == s.data()) return std::nullopt;
   return v;
-}
-
-// Direction from copy names: "MemcpyH2D", "Memcpy DtoH (...)",
-// "hipMemcpyHtoDAsync", "CopyDeviceToDevice", "CopyHostToDevice".
-CopyDirection DirectionFromName(std::string_view name) {
-  CopyDirection d = ParseMemcpyName(name).direction;
-  if (d != CopyDirection::kUnknown) return d;
-  if (Contains(name, "HostToDevice")) return CopyDirection::kHtoD;
-  if (Contains(name, "DeviceToHost")) return CopyDirection::kDtoH;
-  if (Contains(name, "DeviceToDevice")) return CopyDirection::kDtoD;
-  if (Contains(name, "PeerToPeer")) return CopyDirection::kPtoP;
-  if (Contains(name, "HostToHost")) return CopyDirection::kHtoH;
-  return CopyDirection::kUnknown;
-}
-
-// The copy direction of a stream whose name lists exactly one copy type,
-// e.g. "Stream #135(MemcpyH2D)". Mixed streams say nothing per event.
-CopyDirection StreamLineDirection(std::string_view line_name) {
-  size_t open = line_name.find('(');
-  size_t close = line_name.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return CopyDirection::kUnknown;
-  }
-  std::string_view types = line_name.substr(open + 1, close - open - 1);
-  if (Contains(types, ",") || !types.starts_with("Memcpy")) return CopyDirection::kUnknown;
-  return DirectionFromName(types);
-}
-
-bool IsCopyEventName(std::string_view name) {
-  return name.starts_with("Memcpy") ||
-         (name.starts_with("Copy") && (Contains(name, "ToDevice") || Contains(name, "ToHost")));
-}
-
-bool IsXlaAsyncCopyName(std::string_view name) {
-  return name.starts_with("copy-start") || name.starts_with("copy-done");
-}
-
-// Device-memory bookkeeping CUPTI reports on streams; not device work.
-bool IsMemoryManagementName(std::string_view name) {
-  return name.starts_with("MemoryAlloc") || name.starts_with("MemoryFree") ||
-         name.starts_with("MemoryResidency") || name.starts_with("MemAlloc") ||
-         name.starts_with("MemFree");
 }
 
 // CUDA/HIP API names, for API lines whose events lack a correlation id
@@ -105,17 +64,10 @@ bool IsCollectiveHloCategory(std::string_view category) {
 
 PlaneClass ClassifyPlaneName(std::string_view name, int* ordinal) {
   *ordinal = -1;
-  auto device = [&](std::string_view prefix, PlaneClass cls) -> std::optional<PlaneClass> {
-    if (!name.starts_with(prefix)) return std::nullopt;
-    std::optional<int64_t> n = ParseLeadingInt(name.substr(prefix.size()));
-    if (!n.has_value() || *n < 0 || *n > std::numeric_limits<int>::max()) return PlaneClass::kOther;
-    // TPU SparseCore planes share the core's ordinal; keep them apart.
-    if (Contains(name, "SparseCore")) return PlaneClass::kOther;
-    *ordinal = static_cast<int>(*n);
-    return cls;
-  };
-  if (auto c = device("/device:GPU:", PlaneClass::kGpu)) return *c;
-  if (auto c = device("/device:TPU:", PlaneClass::kTpu)) return *c;
+  if (std::optional<DeviceNamePrefix> device = ParseDeviceNamePrefix(name)) {
+    *ordinal = device->ordinal;
+    return device->family == DeviceFamily::kGpu ? PlaneClass::kGpu : PlaneClass::kTpu;
+  }
   if (name == "Task Environment") return PlaneClass::kEnvironment;
   if (name == "/host:metadata" || name == "/host:tfstreamz" ||
       name == "/host:__ScopeRangeCallStack__") {
@@ -281,7 +233,7 @@ void XSpaceConverter::AddHostEvent(const PlaneVisitor& plane, const LineVisitor&
       call.start_ns = e.start_ns() + LineBaseNs(line);
       call.end_ns = e.end_ns() + LineBaseNs(line);
       call.is_copy = Contains(name, "Memcpy") || Contains(name, "memcpy");
-      call.direction = DirectionFromName(name);
+      call.direction = CopyDirectionFromName(name);
       call.synchronous = !Contains(name, "Async");
     }
   } else if (name == "MemoryAllocation" || name == "MemoryDeallocation") {
@@ -320,7 +272,7 @@ void XSpaceConverter::AddStreamEvent(const PlaneVisitor& plane, const LineVisito
   bool with_details = false;
   if (memcpy_details.has_value() || IsCopyEventName(name)) {
     kind = EventKind::kMemcpy;
-    details.direction = DirectionFromName(name);
+    details.direction = CopyDirectionFromName(name);
     if (details.direction == CopyDirection::kUnknown) details.direction = line_direction;
     if (memcpy_details.has_value()) ApplyMemcpyDetails(memcpy_details->StrOrRefValue(), details);
     with_details = true;
@@ -406,14 +358,15 @@ void XSpaceConverter::AddDevicePlane(const PlaneVisitor& plane, PlaneClass cls, 
 
   plane.ForEachLine([&](const LineVisitor& line) {
     std::string_view line_name = line.name();
-    bool stream = cls == PlaneClass::kGpu ? line_name.starts_with("Stream #")
-                                          : line_name == "XLA Ops";
+    const DeviceLineClass line_class = ClassifyDeviceLine(line_name);
+    bool stream = line_class == (cls == PlaneClass::kGpu ? DeviceLineClass::kStream
+                                                         : DeviceLineClass::kXlaOps);
     TrackId track = b_.GetTrack(stream ? TrackKind::kDeviceStream : TrackKind::kOther, ordinal,
                                 line.id());
     if (named_tracks_.insert(track).second) b_.SetTrackName(track, b_.Intern(line_name));
-    if (line_name == "TensorFlow Ops" || line_name == "TensorFlow Name Scope") ++tf_evidence_;
+    if (IsTensorFlowDeviceLine(line_name)) ++tf_evidence_;
     if (stream && cls == PlaneClass::kGpu) {
-      CopyDirection line_direction = StreamLineDirection(line_name);
+      CopyDirection line_direction = StreamLineCopyDirection(line_name);
       line.ForEachEvent([&](const EventVisitor& e) {
         AddStreamEvent(plane, line, e, track, line_direction);
       });
@@ -438,8 +391,8 @@ void XSpaceConverter::AddDevicePlane(const PlaneVisitor& plane, PlaneClass cls, 
       });
       return;
     }
-    EventKind kind = line_name == "CUPTI overhead" ? EventKind::kOverhead
-                                                   : EventKind::kGpuUserAnnotation;
+    EventKind kind = line_class == DeviceLineClass::kOverhead ? EventKind::kOverhead
+                                                              : EventKind::kGpuUserAnnotation;
     line.ForEachEvent([&](const EventVisitor& e) {
       if (line_name == "Steps") RecordStep(device_steps_, e, LineBaseNs(line));
       if (line_name == "XLA Modules" && e.name().starts_with("jit_")) jax_module_seen_ = true;
