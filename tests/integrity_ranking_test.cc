@@ -7,7 +7,10 @@
 #include <functional>
 #include <string>
 
+#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/report/report_data.h"
 #include "analyzer/testing/scenario.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/ranking.h"
 
@@ -16,10 +19,22 @@ namespace {
 
 using testing::DeviceSpec;
 using testing::KernelOptions;
+using ::testing::HasSubstr;
+using testing::RankAll;
+using testing::RankedTrace;
 using testing::Ranking;
 using testing::Scenario;
 using testing::ScenarioEvent;
 using testing::StreamRef;
+
+Verdict VerdictOf(RankedTrace& r) {
+  ReportInput input;
+  input.ranks = {r.timeline.get()};
+  input.contexts = {r.context.get()};
+  input.findings = r.result.findings;
+  input.not_judged = r.result.not_judged;
+  return ComputeVerdict(input);
+}
 
 bool IsDeviceCat(const ScenarioEvent& e) {
   return e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset";
@@ -159,9 +174,18 @@ TEST(IntegrityRankingTest, KernelsWithoutLaunches) {
     if (IsDeviceCat(e)) e.correlation = 0;
     return true;
   });
-  EXPECT_EQ(Ranking(s),
+  RankedTrace r = RankAll(s);
+  EXPECT_EQ(r.ranking,
             "integrity limited\n"
             "tensor-cores-idle no_tensor_cores inferred 33%\n");
+  // The GPU idles a third of each step and nothing says why: the verdict
+  // names no bound from what is left (the idle is unattributed, not host).
+  const Verdict v = VerdictOf(r);
+  EXPECT_EQ(v.bound, "not judgeable");
+  EXPECT_THAT(v.line, HasSubstr("is idle after device work with no linked launch call"));
+  // The same steps with their launches linked: the data loader.
+  RankedTrace linked = RankAll(Starved());
+  EXPECT_EQ(VerdictOf(linked).bound, "input");
 }
 
 TEST(IntegrityRankingTest, DroppedRecords) {

@@ -196,15 +196,26 @@ Verdict ComputeVerdict(const ReportInput& input) {
   double utilization = share(kernel_busy_ns);
   // "TPU busy with kernels" on a TPU: the words follow the device.
   const std::string_view accel = AcceleratorName(worst->timeline().metadata());
-  if (utilization < kComputeBoundUtilization && withheld_ns > 0 &&
-      (largest == nullptr || withheld_ns > largest->ns)) {
-    // Most of what keeps the GPU from work is idle the trace's integrity
-    // withholds: naming a bound from the rest would be a guess.
+  // Idle after device work with no linked launch has no cause either (it is
+  // never guessed): a Chrome trace that does not link launches, or lost
+  // correlation ids.
+  const TimeNs unattributed_ns = idle_ns[static_cast<int>(IdleCause::kUnattributed)];
+  const TimeNs uncharged_ns = withheld_ns + unattributed_ns;
+  if (utilization < kComputeBoundUtilization && uncharged_ns > 0 &&
+      (largest == nullptr || uncharged_ns > largest->ns)) {
+    // Most of what keeps the GPU from work is idle that cannot be charged:
+    // naming a bound from the rest would be a guess.
     v.judgeable = false;
     v.bound = "not judgeable";
+    const std::string why =
+        withheld_ns >= unattributed_ns && !integrity.withheld.empty()
+            ? integrity.withheld.front().reason
+            : fmt::format("{:.0f}% of the step is idle after device work with no linked launch "
+                          "call, so its host cause is unknown",
+                          100 * share(unattributed_ns));
     v.line = fmt::format("Verdict: not judgeable (rank {}: {} busy with kernels {:.0f}% of the "
                          "step, and its idle time cannot be charged: {})",
-                         v.rank, accel, 100 * utilization, integrity.withheld.front().reason);
+                         v.rank, accel, 100 * utilization, why);
     return v;
   }
   if (utilization >= kComputeBoundUtilization || largest == nullptr) {
