@@ -64,9 +64,14 @@ TEST(IntegrityRankingTest, LaunchCallSpanningTheGapIsLaunchStall) {
     s.BeginOp("aten::conv2d").Kernel("conv", kNsPerMs, KernelOptions{.launch_ns = 6 * kNsPerMs});
     s.End().Sync().EndStep();
   }
-  EXPECT_EQ(Ranking(s),
+  RankedTrace r = RankAll(s);
+  EXPECT_EQ(r.ranking,
             "integrity trusted\n"
             "gpu-idle-gaps launch_stall measured 29%\n");
+  // A slow launch call is host-side idle: the verdict's host bound.
+  const Verdict v = VerdictOf(r);
+  EXPECT_EQ(v.bound, "host");
+  EXPECT_THAT(v.line, HasSubstr("29% of the step"));
 }
 
 TEST(IntegrityRankingTest, LaunchEndedBeforeTheGapIsDeviceWait) {

@@ -181,8 +181,8 @@ Verdict ComputeVerdict(const ReportInput& input) {
       {"input", "data loader idle", idle(IdleCause::kDataLoader)},
       {"host", "host-side idle (syncs, host ops, launches, other host work)",
        idle(IdleCause::kSyncCall) + idle(IdleCause::kHostSideOp) +
-           idle(IdleCause::kLaunchOverhead) + idle(IdleCause::kOtherHostWork) +
-           idle(IdleCause::kHostSilent)},
+           idle(IdleCause::kLaunchOverhead) + idle(IdleCause::kLaunchStall) +
+           idle(IdleCause::kOtherHostWork) + idle(IdleCause::kHostSilent)},
       {"communication", "exposed communication and waits on collectives",
        busy(StepCategory::kCommunication) + idle(IdleCause::kDeviceWaitCollective)},
       {"copies", "exposed copies and memsets",
