@@ -92,9 +92,12 @@ void AddMemoryContext(const MemoryUsage& memory, std::string_view accel, Finding
                          device, 100 * held);
   } else if (m->state == MemoryState::kHeadroom) {
     const double allocated = m->peak_allocated_share.value_or(0);
-    f.evidence.push_back({fmt::format("{} holds {:.0f}% of its memory at the peak: a larger "
+    // "0%" would read as no memory recorded; it is a small model on a big GPU.
+    const std::string held_text = allocated < 0.01 ? std::string("under 1%")
+                                                   : fmt::format("{:.0f}%", 100 * allocated);
+    f.evidence.push_back({fmt::format("{} holds {} of its memory at the peak: a larger "
                                       "batch fits",
-                                      device, 100 * allocated),
+                                      device, held_text),
                           allocated, kMemoryHeadroomMaxShare, "share"});
   }
 }

@@ -288,6 +288,13 @@ TEST(GpuIdleGapsTest, BatchSizeAdviceWeighsDeviceMemory) {
   EXPECT_EQ(memory_evidence(*headroom), "GPU 0 holds 10% of its memory at the peak: a larger "
                                         "batch fits");
   EXPECT_EQ(headroom->fix, plain->fix);
+  // A small model on a big GPU: "under 1%", not a "0%" that reads as nothing
+  // recorded.
+  RuleOutcome tiny_out = RunRule(rule, LaunchBoundWithMemory(device_bytes / 500));
+  const Finding* tiny = FindCause(tiny_out, "launch_overhead");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ(memory_evidence(*tiny), "GPU 0 holds under 1% of its memory at the peak: a larger "
+                                    "batch fits");
 
   Scenario full = LaunchBoundWithMemory(device_bytes / 100 * 95);
   rules2_test::ExpectTestdataMatches(full, "memory_full_launch_bound.json");
