@@ -165,6 +165,21 @@ absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
     notes.push_back(fmt::format("{}: skipped {} .json file(s) that are not Kineto traces",
                                 dir.string(), skipped));
   }
+  // jax.profiler.trace(create_perfetto_trace=True) writes perfetto_trace.json.gz
+  // beside the xplane.pb it renders: the same run twice, and the XSpace is
+  // the fuller one (launch links, step ids).
+  const bool has_xspace = std::any_of(out.begin(), out.end(), [](const TraceFileRef& r) {
+    return r.format == InputFormat::kXSpace;
+  });
+  if (has_xspace) {
+    std::erase_if(out, [&](const TraceFileRef& r) {
+      if (!fs::path(r.path).filename().string().starts_with("perfetto_trace.json")) return false;
+      notes.push_back(fmt::format("{}: the Perfetto rendering of the xplane.pb beside it; the "
+                                  "xplane.pb is read",
+                                  r.path));
+      return true;
+    });
+  }
   return out;
 }
 

@@ -2,12 +2,14 @@
 
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "parsers/common/test_files.h"
 
 namespace tracelint {
 namespace {
 
+using ::testing::HasSubstr;
 using ::tracelint::testing::Gzip;
 using ::tracelint::testing::TempDir;
 
@@ -76,6 +78,24 @@ TEST(Discovery, OtherJsonFilesAreSniffed) {
   absl::StatusOr<Discovery> d = DiscoverTraces(dir.path().string(), {});
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(Names(*d), (std::vector<std::string>{"rank0.json.gz", "rank1.json"}));
+}
+
+TEST(Discovery, JaxPerfettoTraceBesideItsXplaneIsNotASecondRank) {
+  TempDir dir;
+  dir.Write("plugins/profile/2025_01_01_10_00_00/host.xplane.pb", "x");
+  dir.Write("plugins/profile/2025_01_01_10_00_00/perfetto_trace.json.gz", Gzip(kTiny));
+  absl::StatusOr<Discovery> d = DiscoverTraces(dir.path().string(), {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(Names(*d), (std::vector<std::string>{"host.xplane.pb"}));
+  std::string notes;
+  for (const std::string& n : d->notes) notes += n + "\n";
+  EXPECT_THAT(notes, HasSubstr("perfetto_trace.json.gz: the Perfetto rendering"));
+  // Alone, it is the run's trace.
+  TempDir alone;
+  alone.Write("perfetto_trace.json.gz", Gzip(kTiny));
+  absl::StatusOr<Discovery> a = DiscoverTraces(alone.path().string(), {});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(Names(*a), (std::vector<std::string>{"perfetto_trace.json.gz"}));
 }
 
 TEST(Discovery, TensorBoardProfilePluginLayout) {
