@@ -114,6 +114,8 @@ struct DeviceTc {
   TimeNs tc_ns = 0;          // ... on Tensor Cores
   TimeNs non_tc_ns = 0;      // ... not on Tensor Cores
   TimeNs unjudged_ns = 0;    // neither name nor dtype decides
+  TimeNs unjudged_no_op_ns = 0;  // ... launched outside any op: no dtype to read
+  TimeNs unjudged_fp32_ns = 0;   // ... float32, which may run as TF32
   TimeNs fp64_ns = 0;        // not candidates
   std::array<TimeNs, 3> non_tc_by_dtype{};  // summed durations, by DtypeGroup
   std::map<std::string, Group> groups;
@@ -128,7 +130,7 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   out.device = da.device;
   out.info = info;
   const bool has_tf32 = info->compute_major >= 8;
-  std::vector<Interval> tc, non_tc, unjudged, fp64;
+  std::vector<Interval> tc, non_tc, unjudged, unjudged_no_op, unjudged_fp32, fp64;
   absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> classified;
   absl::flat_hash_map<StringId, std::string> dtype_by_input_type;
   for (const Step& step : steps.steps) out.busy_ns += da.kernels.OverlapNs(step.start_ns, step.end_ns);
@@ -173,6 +175,8 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
       }
       if (tc_use == TensorCoreUse::kUnknown) {
         unjudged.push_back(span);
+        if (launch.op == kNoIndex) unjudged_no_op.push_back(span);
+        if (dclass == DtypeClass::kFp32) unjudged_fp32.push_back(span);
         continue;
       }
       if (tc_use == TensorCoreUse::kYes) {
@@ -216,6 +220,8 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   out.tc_ns = in_steps(tc);
   out.non_tc_ns = in_steps(non_tc);
   out.unjudged_ns = in_steps(unjudged);
+  out.unjudged_no_op_ns = in_steps(std::move(unjudged_no_op));
+  out.unjudged_fp32_ns = in_steps(std::move(unjudged_fp32));
   out.fp64_ns = in_steps(fp64);
   out.candidate_ns = in_steps([&] {
     std::vector<Interval> all = tc;
@@ -340,10 +346,18 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   if (d->non_tc_ns <= 0 || share < min_share) {
     if (unjudged_share >= min_share && unjudged_share > share) {
       outcome.applicable = false;
+      // Say the reason that holds for most of it: the fix differs (record
+      // shapes; launch through a framework op; check the TF32 setting).
+      const char* why =
+          d->unjudged_no_op_ns * 2 >= d->unjudged_ns
+              ? "most of it launched outside any framework op, so no op dtype (a custom or "
+                "extension kernel)"
+          : d->unjudged_fp32_ns * 2 >= d->unjudged_ns ? "float32 that may run as TF32"
+                                                      : "no shapes recorded";
       outcome.not_judged_reason = fmt::format(
           "{} of GPU busy time is GEMM/conv/attention whose Tensor Core use neither the kernel "
-          "name nor the op dtype decides (no shapes recorded, or float32 that may run as TF32)",
-          Percent(unjudged_share));
+          "name nor the op dtype decides ({})",
+          Percent(unjudged_share), why);
     }
     return outcome;
   }

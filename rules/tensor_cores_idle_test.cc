@@ -287,6 +287,22 @@ TEST(TensorCoresIdleTest, Fp32GenericGemmOnAmpereIsNotGuessed) {
   RuleOutcome outcome = RunOn(rule, tl, Options(rule));
   EXPECT_FALSE(outcome.applicable);
   EXPECT_THAT(outcome.not_judged_reason, HasSubstr("neither the kernel name nor the op dtype"));
+  EXPECT_THAT(outcome.not_judged_reason, HasSubstr("(float32 that may run as TF32)"));
+}
+
+TEST(TensorCoresIdleTest, GemmLaunchedOutsideAnyOpSaysSo) {
+  // A custom kernel launched from an extension: no op, so no dtype, and the
+  // reason says that rather than blaming missing shapes or TF32.
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(0);
+  for (int i = 0; i < 2; ++i) s.Kernel("matmul_k", 4 * kNsPerMs);
+  s.Sync().EndStep();
+  Timeline tl = Build(s);
+  TensorCoresIdleRule rule;
+  RuleOutcome outcome = RunOn(rule, tl, Options(rule));
+  EXPECT_FALSE(outcome.applicable);
+  EXPECT_THAT(outcome.not_judged_reason, HasSubstr("launched outside any framework op"));
 }
 
 TEST(TensorCoresIdleTest, WithoutShapesNamesAloneGiveInferredConfidence) {

@@ -263,9 +263,12 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   if (few_events || no_step) {
     out.fragment_reason =
         few_events
-            ? fmt::format("only {} events: too few to stand for a step of the job (a fragment "
-                          "or a micro-benchmark)",
-                          n.events)
+            ? (n.events == 0
+                   ? std::string("no event tracelint models (the import diagnostics name what "
+                                 "was skipped)")
+                   : fmt::format("only {} events: too few to stand for a step of the job (a "
+                                 "fragment or a micro-benchmark)",
+                                 n.events))
                    : "step markers but no complete step: a fragment of the job";
     out.checks.push_back(Check("fragment", CheckStatus::kFailed, static_cast<double>(n.events),
                                static_cast<double>(kFragmentMinEvents), "count",
@@ -427,9 +430,10 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
     out.checks.push_back(Check(
         "empty_launches", CheckStatus::kLimited, empty_share, kEmptyLaunchLimitedShare, "share",
         fmt::format("{} of {} kernel launch calls have no device activity: device records were "
-                    "dropped, or the launches were captured into a graph; device idle is "
-                    "overstated",
-                    n.empty_launches, n.launch_calls)));
+                    "dropped, or the launches were captured into a graph{}",
+                    n.empty_launches, n.launch_calls,
+                    // With no device activity at all there is no device idle to overstate.
+                    n.device_activities > 0 ? "; device idle is overstated" : "")));
     lower(kInferred);
   } else {
     out.checks.push_back(Check("empty_launches", CheckStatus::kOk, empty_share,

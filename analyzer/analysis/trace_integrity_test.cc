@@ -8,11 +8,14 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/testing/scenario.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {
 namespace {
 
+using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::DeviceSpec;
 using testing::Scenario;
 using testing::ScenarioEvent;
@@ -235,6 +238,15 @@ TEST(TraceIntegrityTest, LaunchesWithoutDeviceWork) {
   EXPECT_EQ(empty.status, CheckStatus::kLimited) << empty.reason;
   EXPECT_DOUBLE_EQ(empty.value, 0.8);
   EXPECT_EQ(t.max_confidence, 0);
+  EXPECT_THAT(empty.reason, HasSubstr("device idle is overstated"));
+
+  // No kernel recorded at all: no device idle to overstate.
+  Scenario none = Healthy();
+  none.Edit([](ScenarioEvent& e) { return e.cat != "kernel"; });
+  auto b = Analyse(none);
+  const IntegrityCheck& all_empty = CheckOf(b->integrity(), "empty_launches");
+  EXPECT_EQ(all_empty.status, CheckStatus::kLimited) << all_empty.reason;
+  EXPECT_THAT(all_empty.reason, Not(HasSubstr("overstated")));
 }
 
 TEST(TraceIntegrityTest, DroppedRecordMarker) {
