@@ -291,6 +291,25 @@ TEST(AnalyzeCommand, HtmlFormatAndAnnotatedTrace) {
   EXPECT_THAT(annotated, HasSubstr("\"tracelint (rank 1)\""));
 }
 
+TEST(AnalyzeCommand, SaysHowManyListedDevicesWereUsed) {
+  // deviceProperties lists every GPU the process saw; one of eight ran work.
+  fs::path dir = FreshDir("devices_used");
+  testing::Scenario s = report_fixture::LoaderBound(3, 0, "k", "aten::mm");
+  for (int id = 1; id < 8; ++id) s.Device(testing::DeviceSpec::A100(id));
+  absl::StatusOr<std::string> json = s.ToKinetoJson();
+  ASSERT_TRUE(json.ok()) << json.status();
+  std::ofstream(dir / "rank0.pt.trace.json") << *json;
+  AnalyzeArgs args;
+  args.path = (dir / "rank0.pt.trace.json").string();
+  Result r = Analyze(args);
+  EXPECT_THAT(r.out, HasSubstr("Used:      1 of the 8 listed devices had activity in the trace"));
+  // One listed, one used: no line.
+  std::ofstream(dir / "one.pt.trace.json")
+      << report_fixture::LoaderBound(3, 0, "k", "aten::mm").ToKinetoJson().value();
+  args.path = (dir / "one.pt.trace.json").string();
+  EXPECT_THAT(Analyze(args).out, Not(HasSubstr("Used:")));
+}
+
 TEST(AnalyzeCommand, AnnotateNeverWritesIntoTheTraceDirectory) {
   fs::path dir = FreshDir("annotate_inside");
   fs::copy_file(SourceDir() + "/testdata/rules/dataloader_starvation.json", dir / "rank0.json");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
@@ -126,6 +127,19 @@ void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
   if (!md.backend.empty()) ranks += fmt::format(", backend {}", T(md.backend));
   Fact(out, "Ranks", ranks, layout);
   for (const std::string& d : DeviceSummary(in.ranks)) Fact(out, "Devices", d, layout);
+  // deviceProperties lists every GPU the process could see, not the ones it
+  // used: say how many had activity when that is fewer.
+  size_t listed = 0, used = 0;
+  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
+    listed += in.ranks[i]->metadata().devices.size();
+    used += in.contexts[i]->device_activity().size();
+  }
+  if (listed > 1 && used < listed) {
+    Fact(out, "Used",
+         fmt::format("{} of the {} listed device{} had activity in the trace", used, listed,
+                     listed == 1 ? "" : "s"),
+         layout);
+  }
   if (!in.provenance.config_path.empty()) Fact(out, "Config", T(in.provenance.config_path), layout);
 }
 
