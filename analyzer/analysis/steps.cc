@@ -342,6 +342,37 @@ void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
 
 }  // namespace
 
+namespace {
+
+// A step ends where the device work launched in it ends (the TensorBoard
+// plugin's rule), so a step whose GPU work runs past its marker is longer
+// than the marker and the next one shorter. Users compare with the marker
+// durations they see in a timeline viewer: say where and by how much.
+void NoteOverrunMarkers(const SliceColumns& c, StepSet& out) {
+  int overran = 0;
+  TimeNs longest_ns = 0;
+  int64_t longest_step = -1;
+  for (const Step& s : out.steps) {
+    if (s.marker == kNoIndex) continue;
+    const TimeNs marker_ns = s.host_end_ns - c.ts_ns[s.marker];
+    const TimeNs over_ns = s.end_ns - s.host_end_ns;
+    if (over_ns <= 0 || over_ns <= marker_ns / 10) continue;
+    ++overran;
+    if (over_ns > longest_ns) {
+      longest_ns = over_ns;
+      longest_step = s.number;
+    }
+  }
+  if (overran == 0) return;
+  out.notes.push_back(fmt::format(
+      "{} of {} steps end after their ProfilerStep marker, where the device work launched in "
+      "them ends (the TensorBoard plugin's step; longest: {} past ProfilerStep#{}); the next "
+      "step starts there, so step times differ from the markers' durations",
+      overran, out.steps.size(), FormatDurationNs(longest_ns), longest_step));
+}
+
+}  // namespace
+
 StepSet ComputeSteps(const Timeline& tl) {
   std::vector<HostMarker> markers = CollectMarkers(tl);
   if (markers.empty()) return SingleWindow(tl);
@@ -421,6 +452,7 @@ StepSet ComputeSteps(const Timeline& tl) {
   }
   if (tl.metadata().truncated) DropStepsPastTheCut(tl, out);
   if (!out.steps.empty()) CutStopTail(tl, work_end_ns[out.steps.size() - 1], out);
+  NoteOverrunMarkers(c, out);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "analyzer/analysis/steps.h"
 
+#include <string>
+
 #include "analyzer/analysis/metrics_test_trace.h"
 #include "gtest/gtest.h"
 
@@ -36,6 +38,25 @@ TEST(Steps, ExtendToDeviceWorkAndNeverOverlap) {
   EXPECT_EQ(s.steps[2].device_activities, 1);
   EXPECT_EQ(s.TotalNs(), Us(300));
   EXPECT_EQ(s.dropped_incomplete, 0);
+  // Step 1 ends 80 us past its 100 us marker: the note says so, once.
+  std::string notes;
+  for (const std::string& n : s.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("1 of 3 steps end after their ProfilerStep marker"), std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("80.0 us past ProfilerStep#1"), std::string::npos) << notes;
+}
+
+TEST(Steps, NoOverrunNoteWhenDeviceWorkEndsWithinTheMarker) {
+  TestTrace t;
+  t.Device(0, 108)
+      .Step(1, 0, 100)
+      .Kernel("k1", 10, 50, 55)  // ends at 105: 5 us past, under a tenth of the marker
+      .Step(2, 110, 100)
+      .Kernel("k2", 120, 150, 10);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 2u);
+  for (const std::string& n : s.notes) EXPECT_EQ(n.find("end after their"), std::string::npos) << n;
 }
 
 TEST(Steps, LaunchOnAnotherThreadCounts) {
