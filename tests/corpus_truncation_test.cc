@@ -31,6 +31,7 @@
 #include "analyzer/engine/registry.h"
 #include "analyzer/model/event_kinds.h"
 #include "analyzer/model/timeline_invariants.h"
+#include "analyzer/testing/test_files.h"
 #include "gtest/gtest.h"
 #include "parsers/common/gzip_bytes.h"
 #include "parsers/format_registry.h"
@@ -41,6 +42,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
 
 constexpr int kCutsPerTrace = 50;
 constexpr int kCompressedCuts = 10;  // of a .gz trace's 50: in the gzip stream itself
@@ -48,13 +50,6 @@ constexpr int kCompressedCuts = 10;  // of a .gz trace's 50: in the gzip stream 
 fs::path CorpusDir() {
   const char* root = std::getenv("TRACELINT_SOURCE_DIR");
   return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string Gunzip(const std::string& gz) {

@@ -7,6 +7,7 @@
 
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/report/report_fixture.h"
+#include "analyzer/testing/test_files.h"
 #include "fmt/format.h"
 #include "analyzer/cli/four_rank_job.h"
 #include "gmock/gmock.h"
@@ -18,27 +19,11 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FreshDir;
+using testing::ReadFile;
+using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_cli_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 struct Result {
   int code;

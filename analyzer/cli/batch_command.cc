@@ -63,12 +63,8 @@ BatchRow RowOf(const std::string& label, AnalyzedRun& analyzed,
   // judgeable outranks damaged as exit 5 outranks 4 (exit_codes.h); the
   // damage, often why nothing could be judged, leads the reason.
   if (Verdict verdict = ComputeVerdict(input); !verdict.judgeable) {
-    constexpr std::string_view kPrefix = "Verdict: not judgeable (";
-    std::string reason = verdict.line;
-    if (reason.starts_with(kPrefix) && reason.ends_with(")")) {
-      reason = reason.substr(kPrefix.size(), reason.size() - kPrefix.size() - 1);
-    }
-    row.error = row.status == BatchStatus::kDamaged ? row.error + "; " + reason : reason;
+    row.error = row.status == BatchStatus::kDamaged ? row.error + "; " + verdict.reason
+                                                    : verdict.reason;
     row.status = BatchStatus::kNotJudgeable;
   }
   warnings.insert(warnings.end(), run_warnings.begin(), run_warnings.end());

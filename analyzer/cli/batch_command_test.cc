@@ -9,6 +9,7 @@
 
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/report/schema_check.h"
+#include "analyzer/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -16,29 +17,11 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FreshDir;
+using testing::ReadFile;
+using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-// A fresh directory of this process (mkdtemp): tests run at once in other
-// checkouts never share it.
-fs::path FreshDir(const std::string& name) {
-  std::string tmpl =
-      (fs::path(::testing::TempDir()) / ("tracelint_batch_" + name + "_XXXXXX")).string();
-  if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << tmpl;
-  return fs::path(tmpl);
-}
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Result {
   int code;

@@ -11,6 +11,7 @@
 #include "analyzer/cli/batch_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/report/schema_check.h"
+#include "analyzer/testing/test_files.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,20 +20,10 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 fs::path TempDir() {
   std::string tmpl = (fs::path(::testing::TempDir()) / "tracelint_fleet_XXXXXX").string();

@@ -20,6 +20,7 @@
 
 #include "analyzer/cli/capture_process.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/testing/test_files.h"
 #include "capture/capture_config.h"
 #include "capture/convert/raw_format.h"
 #include "fmt/format.h"
@@ -31,6 +32,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::tracelint::testing::TempDir;
@@ -54,13 +56,6 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // What the injected library would record from a loop of 8 NVTX "step"
 // ranges, each: a kernel launch, a pageable host-to-device copy and a

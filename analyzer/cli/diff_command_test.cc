@@ -9,6 +9,7 @@
 
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/testing/test_files.h"
 #include "analyzer/testing/training_run.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,18 +22,10 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FreshDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TrainingRun;
-
-fs::path FreshDir(const std::string& name) {
-  // The pid keeps concurrent test runs (several checkouts) apart.
-  fs::path dir = fs::path(::testing::TempDir()) /
-                 ("tracelint_diff_" + std::to_string(getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 // Writes the run as a trace file in its own directory; returns the file.
 std::string WriteRun(const fs::path& dir, const std::string& name, const TrainingRun& run) {

@@ -13,6 +13,7 @@
 #include "analyzer/cli/batch_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/report/schema_check.h"
+#include "analyzer/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -20,20 +21,10 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
   for (size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size())) {

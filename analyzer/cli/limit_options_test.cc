@@ -12,6 +12,7 @@
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/batch_command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "parsers/common/test_files.h"
@@ -20,15 +21,11 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::tracelint::testing::TempDir;
 using ::tracelint::testing::WriteGzipBomb;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
 
 TEST(LimitOptions, ValuesTakeSizesAndZeroOrUnlimitedForNone) {
   EXPECT_EQ(*ParseLimitValue("4G"), uint64_t{4} << 30);

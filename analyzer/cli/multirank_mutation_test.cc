@@ -19,6 +19,7 @@
 
 #include "analyzer/cli/run_pipeline.h"
 #include "analyzer/report/report.h"
+#include "analyzer/testing/test_files.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"
 
@@ -26,18 +27,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::ReadFile;
+using testing::SourceDir;
 
 // Replaces the number after some `"dur":` / `"ts":` keys.
 std::string MutateNumbers(const std::string& json, std::mt19937& rng) {

@@ -10,6 +10,7 @@
 
 #include "analyzer/cli/analyze_command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -18,26 +19,10 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FreshDir;
+using testing::ReadFile;
+using testing::SourceDir;
 using ::testing::HasSubstr;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_out_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 // A trace in its own directory, and a separate directory for reports.
 struct Layout {

@@ -12,6 +12,7 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/report/schema_check.h"
 #include "analyzer/testing/scenario.h"
+#include "analyzer/testing/test_files.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,27 +21,13 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FreshDir;
+using testing::SourceDir;
+using testing::WriteFile;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Scenario;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_review_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
 
 struct Result {
   int code;

@@ -9,6 +9,7 @@
 
 #include "analyzer/cli/four_rank_job.h"
 #include "analyzer/report/report.h"
+#include "analyzer/testing/test_files.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"
 
@@ -16,11 +17,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
+using testing::SourceDir;
 
 fs::path FourRanks() {
   fs::path dir = fs::path(::testing::TempDir()) /

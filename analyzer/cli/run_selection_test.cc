@@ -8,6 +8,7 @@
 #include "analyzer/cli/batch_command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/testing/scenario.h"
+#include "analyzer/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/scenario_xspace.h"
@@ -16,6 +17,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FreshDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::DeviceSpec;
@@ -35,13 +37,6 @@ std::string Json(const Scenario& s) {
   absl::StatusOr<std::string> json = s.ToKinetoJson();
   EXPECT_TRUE(json.ok()) << json.status();
   return json.value_or("");
-}
-
-fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("tracelint_runs_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 std::string Write(const fs::path& path, const std::string& data) {

@@ -136,13 +136,12 @@ Verdict ComputeVerdict(const ReportInput& input) {
         std::all_of(input.contexts.begin(), input.contexts.end(), [](AnalysisContext* c) {
           return c->step_phase().NoSteadyStep();
         });
-    v.line = fmt::format("Verdict: not judgeable ({})",
-                         warmup_only ? "no steady step: the window is warm-up, capture or "
-                                       "compile only; no per-step claim is made"
-                         : !fragment_reason.empty()
-                             ? fragment_reason + "; no per-step claim is made"
-                         : any_steps ? "no device activity in the analysed steps"
-                                     : "no complete step with device activity");
+    v.reason = warmup_only ? "no steady step: the window is warm-up, capture or compile only; "
+                             "no per-step claim is made"
+               : !fragment_reason.empty() ? fragment_reason + "; no per-step claim is made"
+               : any_steps                ? "no device activity in the analysed steps"
+                                          : "no complete step with device activity";
+    v.line = fmt::format("Verdict: not judgeable ({})", v.reason);
     return v;
   }
   v.judgeable = true;
@@ -213,9 +212,10 @@ Verdict ComputeVerdict(const ReportInput& input) {
             : fmt::format("{:.0f}% of the step is idle after device work with no linked launch "
                           "call, so its host cause is unknown",
                           100 * share(unattributed_ns));
-    v.line = fmt::format("Verdict: not judgeable (rank {}: {} busy with kernels {:.0f}% of the "
-                         "step, and its idle time cannot be charged: {})",
-                         v.rank, accel, 100 * utilization, why);
+    v.reason = fmt::format("rank {}: {} busy with kernels {:.0f}% of the step, and its idle "
+                           "time cannot be charged: {}",
+                           v.rank, accel, 100 * utilization, why);
+    v.line = fmt::format("Verdict: not judgeable ({})", v.reason);
     return v;
   }
   if (utilization >= kComputeBoundUtilization || largest == nullptr) {

@@ -52,6 +52,7 @@ struct Verdict {
   int rank = -1;           // the rank judged; -1 when none
   double share = 0;        // of the step: the bounding cause's time (GPU busy for gpu compute)
   std::string line;        // "Verdict: input (rank 0: data loader idle, 52% of the step)"
+  std::string reason;      // why not judgeable (the text in the line's parentheses); else empty
 };
 Verdict ComputeVerdict(const ReportInput& input);
 

@@ -21,6 +21,7 @@
 #include "analyzer/report/report.h"
 #include "analyzer/report/text_layout.h"
 #include "analyzer/testing/scenario.h"
+#include "analyzer/testing/test_files.h"
 #include "analyzer/testing/training_run.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -31,25 +32,15 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::SourceDir;
 using testing::DeviceSpec;
 using testing::Scenario;
 using testing::TrainingRun;
 
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
 bool Regenerate() {
   const char* r = std::getenv("TRACELINT_REGENERATE_TESTDATA");
   return r != nullptr && std::string(r) == "1";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A per-process directory: tests of several build trees run at once.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/testing/test_files.h"
 #include "gtest/gtest.h"
 #include "parsers/common/gzip_bytes.h"
 #include "tests/fuzz/fuzz_pipeline.h"
@@ -22,18 +23,8 @@ namespace tracelint::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SourceDir() {
-  const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::ReadFile;
+using testing::SourceDir;
 
 std::string Gzip(const std::string& raw) { return ::tracelint::testing::GzipBytes(raw); }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/testing/test_files.h"
 #include "gtest/gtest.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -16,17 +17,11 @@ namespace tracelint::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
 
 fs::path RegressionDir() {
   const char* dir = std::getenv("TRACELINT_SOURCE_DIR");
   return fs::path(dir ? dir : ".") / "tests" / "fuzz" / "regressions";
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(FuzzRegressions, EveryTargetKnown) {
