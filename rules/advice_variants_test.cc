@@ -110,25 +110,38 @@ TEST(AdviceVariants, TuringTrainingUsesTorchAmpGradScaler) {
   EXPECT_THAT(fix, Not(HasSubstr("torch.cuda.amp")));
 }
 
-// Many tiny kernels behind their launches, forward only.
-Scenario LaunchBound() {
+// Many tiny kernels behind their launches, forward only; an LLM decode
+// step names its KV-cache writes.
+Scenario LaunchBound(bool llm) {
   Scenario s;
   s.Device(DeviceSpec::A100());
   for (int k = 1; k <= 3; ++k) {
-    s.BeginStep(k).OpKernels("aten::add", "vectorized_elementwise_kernel", 200, 2 * kNsPerUs,
-                             20 * kNsPerUs);
+    s.BeginStep(k).OpKernels(llm ? "_C_cache_ops::reshape_and_cache_flash" : "aten::add",
+                             "vectorized_elementwise_kernel", 200, 2 * kNsPerUs, 20 * kNsPerUs);
     s.EndStep();
   }
   return s;
 }
 
-TEST(AdviceVariants, LaunchBoundInferenceGetsCudaGraphsAndBatching) {
-  std::vector<Finding> findings = Ranked(LaunchBound());
+TEST(AdviceVariants, LaunchBoundLlmInferenceGetsDecodeGraphsAndContinuousBatching) {
+  std::vector<Finding> findings = Ranked(LaunchBound(/*llm=*/true));
   EXPECT_THAT(RankingOf(findings), ElementsAre("gpu-idle-gaps/launch_overhead"))
       << rules2_test::Describe(findings);
   const std::string& fix = Get(findings, "gpu-idle-gaps").fix;
   EXPECT_THAT(fix, HasSubstr("CUDA Graphs"));
   EXPECT_THAT(fix, HasSubstr("continuous batching"));
+  ExpectNoTrainingAdvice(fix);
+}
+
+// An encoder or vision model served without a KV cache: no LLM words.
+TEST(AdviceVariants, LaunchBoundInferenceWithoutLlmEvidenceGetsNoServingAdvice) {
+  std::vector<Finding> findings = Ranked(LaunchBound(/*llm=*/false));
+  EXPECT_THAT(RankingOf(findings), ElementsAre("gpu-idle-gaps/launch_overhead"))
+      << rules2_test::Describe(findings);
+  const std::string& fix = Get(findings, "gpu-idle-gaps").fix;
+  EXPECT_THAT(fix, HasSubstr("CUDA Graphs"));
+  EXPECT_THAT(fix, Not(HasSubstr("LLM")));
+  EXPECT_THAT(fix, Not(HasSubstr("prefill")));
   ExpectNoTrainingAdvice(fix);
 }
 

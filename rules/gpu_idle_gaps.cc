@@ -214,12 +214,18 @@ std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode wher
         return "The step is launch-bound: jit the whole step (one jax.jit over the loop body, "
                "lax.scan for loops) instead of dispatching small ops, or raise the batch size.";
       }
-      if (job.is_inference()) {
+      if (job.is_inference() && job.llm) {
         return "The inference step is launch-bound: capture it with CUDA Graphs "
                "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs); when serving "
                "LLMs, run decode steps as CUDA graphs (the engine's graph mode), batch more "
                "requests per step (continuous batching) and keep prefill apart from decode "
                "(chunked prefill) so each step does more work per launch.";
+      }
+      if (job.is_inference()) {
+        return "The inference step is launch-bound: capture it with CUDA Graphs "
+               "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs), compile it "
+               "to fuse small ops, and batch more inputs per step so each kernel does more "
+               "work per launch.";
       }
       break;
     case IdleCause::kOtherHostWork:
@@ -256,11 +262,16 @@ std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode wher
                "(fewer, fused kernels; mode=\"reduce-overhead\" adds CUDA Graphs) or raise the "
                "batch size so each kernel does more work.";
       }
-      if (job.is_inference()) {
+      if (job.is_inference() && job.llm) {
         return "Host work between inference steps (pre/post-processing, sampling, "
                "detokenization, request scheduling) stalls the GPU: overlap it with the next "
                "step's launches, keep sampling and KV-cache bookkeeping on the GPU, and "
                "post-process responses on another thread.";
+      }
+      if (job.is_inference()) {
+        return "Host work between inference steps (input preparation, output conversion and "
+               "post-processing) stalls the GPU: launch the next batch before post-processing "
+               "this one, keep the conversion on the GPU, and post-process on another thread.";
       }
       break;
     case IdleCause::kHostSilent:

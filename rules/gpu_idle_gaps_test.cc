@@ -278,7 +278,7 @@ TEST(GpuIdleGapsTest, BatchSizeAdviceWeighsDeviceMemory) {
   const Finding* plain = FindCause(plain_out, "launch_overhead");
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(memory_evidence(*plain), "");
-  EXPECT_THAT(plain->fix, HasSubstr("batch more requests per step"));  // forward only
+  EXPECT_THAT(plain->fix, HasSubstr("batch more inputs per step"));  // forward only
 
   Scenario roomy = LaunchBoundWithMemory(device_bytes / 10);
   rules2_test::ExpectTestdataMatches(roomy, "memory_headroom_launch_bound.json");

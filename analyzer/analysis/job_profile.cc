@@ -1,5 +1,9 @@
 #include "analyzer/analysis/job_profile.h"
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "analyzer/base/strings.h"
 
 namespace tracelint {
@@ -14,6 +18,27 @@ bool IsBackwardName(std::string_view name) {
 bool IsOptimizerName(std::string_view name) {
   return name.starts_with("Optimizer.") || name.starts_with("aten::_fused_adam") ||
          Contains(name, "zero_grad");
+}
+
+// Lower-case fragments of op, kernel, module and Python frame names that
+// only LLM generation or serving produce. Generic transformer parts
+// (attention, layer norm, GEMMs) are no evidence: encoders and vision
+// models have them too.
+constexpr std::string_view kLlmMarkers[] = {
+    "kv_cache",    "kvcache",        "past_key_value", "paged_attention", "pagedattention",
+    "reshape_and_cache", "splitkv",  "prefill",        "vllm",            "sglang",
+    "flashinfer",  "tensorrt_llm",   "transformers/generation", "generationmixin",
+    "llama",       "mistral",        "mixtral",        "qwen",            "gemma",
+    "deepseek",    "gpt2",           "gptneox",        "causallm",
+};
+
+bool IsLlmName(std::string_view name, std::string& lower) {
+  lower.assign(name);
+  for (char& ch : lower) ch = AsciiLower(ch);
+  for (std::string_view marker : kLlmMarkers) {
+    if (lower.find(marker) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // NCCL runs all_to_all as SendRecv kernels and some kernels name no
@@ -79,9 +104,16 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
   }
   const SliceColumns& c = tl.slices();
   int64_t framework_ops = 0;
+  // Names repeat (one per launch): each distinct name is matched once.
+  std::vector<bool> name_seen(tl.strings().size(), false);
+  std::string lower;
   for (SliceId s = 0; s < c.size(); ++s) {
     EventKind k = c.kind[s];
     std::string_view name = tl.str(c.name[s]);
+    if (!p.llm && c.name[s] < name_seen.size() && !name_seen[c.name[s]]) {
+      name_seen[c.name[s]] = true;
+      p.llm = IsLlmName(name, lower);
+    }
     if (k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) {
       ++framework_ops;
       if (tl.HasFlag(s, kFlagBackward) || IsBackwardName(name)) ++p.backward_ops;

@@ -31,6 +31,10 @@ struct JobProfile {
   JobFramework framework = JobFramework::kPyTorch;
   int64_t backward_ops = 0;   // autograd evaluate_function / *Backward ops
   int64_t optimizer_ops = 0;  // Optimizer.step / zero_grad annotations
+  // Names only LLM generation or serving leaves (a KV cache, paged or
+  // split-KV attention, prefill, vLLM/SGLang/FlashInfer, a decoder-only
+  // model's modules): LLM advice is given only with this evidence.
+  bool llm = false;
   // Collective device kernels by kind, over the whole trace.
   int64_t collective_count[kCollectiveKindCount] = {};
   TimeNs collective_ns[kCollectiveKindCount] = {};

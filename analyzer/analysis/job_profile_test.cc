@@ -31,6 +31,24 @@ TEST(JobProfile, ForwardOnlyIsInference) {
   EXPECT_EQ(p.collective_total(), 0);
 }
 
+// LLM advice needs a name only generation or serving leaves; a transformer
+// encoder's attention and GEMMs are no evidence.
+TEST(JobProfile, LlmNeedsKvCacheOrServingNames) {
+  EXPECT_FALSE(ProfileOf(Forward()).llm);
+  Scenario encoder;
+  encoder.Device(DeviceSpec::A100());
+  encoder.BeginStep(0).BeginOp("aten::scaled_dot_product_attention")
+      .Kernel("pytorch_flash::flash_fwd_kernel", kNsPerMs).End().Sync().EndStep();
+  EXPECT_FALSE(ProfileOf(encoder).llm);
+  for (const char* name : {"_C_cache_ops::reshape_and_cache_flash", "nn.Module: LlamaDecoderLayer",
+                           "vllm::unified_attention"}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    s.BeginStep(0).BeginOp(name).Kernel(kGemm, kNsPerMs).End().Sync().EndStep();
+    EXPECT_TRUE(ProfileOf(s).llm) << name;
+  }
+}
+
 TEST(JobProfile, BackwardOrOptimizerIsTraining) {
   Scenario s;
   s.Device(DeviceSpec::A100());

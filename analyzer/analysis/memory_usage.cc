@@ -224,7 +224,7 @@ std::string MemoryAdvice(const DeviceMemoryUsage& m, const JobProfile& job,
     // for its KV cache on purpose. Nothing to fix, one thing to know.
     return fmt::format("{} holds {}% of its memory at the peak: a larger batch will not fit{}",
                        where, held_pct,
-                       job.is_inference() ? " (serving engines such as vLLM reserve most of "
+                       job.is_inference() && job.llm ? " (serving engines such as vLLM reserve most of "
                                             "the device for the KV cache on purpose)"
                                           : "");
   }

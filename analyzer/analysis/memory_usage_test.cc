@@ -202,7 +202,11 @@ TEST(MemoryUsage, AdviceFollowsTheStateAndTheJob) {
   DeviceMemoryUsage full = UsageOf(Training(total / 100 * 95, kMiB)).devices[0];
   EXPECT_EQ(MemoryAdvice(full, training, "GPU"),
             "GPU 0 holds 95% of its memory at the peak: a larger batch will not fit");
-  EXPECT_NE(MemoryAdvice(full, inference, "GPU").find("KV cache on purpose"), std::string::npos);
+  EXPECT_EQ(MemoryAdvice(full, inference, "GPU").find("KV cache"), std::string::npos);
+  JobProfile llm_serving = inference;
+  llm_serving.llm = true;
+  EXPECT_NE(MemoryAdvice(full, llm_serving, "GPU").find("KV cache on purpose"),
+            std::string::npos);
 }
 
 // Full and giving memory back inside the steps: the allocator is short of
