@@ -331,8 +331,8 @@ TEST(DeviceFamiliesRanking, TpuAsyncCopiesAreNotCompute) {
   EXPECT_EQ(tpu.integrity, IntegrityVerdict::kLimited);
   EXPECT_THAT(tpu.NotJudged("gpu-idle-gaps"), HasSubstr("withheld: device-only capture"));
   EXPECT_THAT(tpu.NotJudged("tensor-cores-idle"), HasSubstr("TPU 0 is not a GPU"));
-  EXPECT_THAT(tpu.NotJudged("host-side-ops"), HasSubstr("of TPU idle follows work with no linked "
-                                                       "launch (XLA executables"));
+  EXPECT_THAT(tpu.NotJudged("host-side-ops"), HasSubstr("of TPU idle comes before device work with "
+                                                       "no linked launch (XLA executables"));
   const DeviceMetrics& d = tpu.device0();
   EXPECT_EQ(d.step_ns, 4 * kTpuStepNs);
   EXPECT_EQ(d.kernel_ns, 4 * 5 * kNsPerMs);

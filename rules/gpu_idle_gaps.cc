@@ -422,8 +422,8 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.evidence.push_back({fmt::format("idle by cause: {}", breakdown), idle_share, 0, "share"});
     if (unattributed_share > 0) {
       f.evidence.push_back(
-          {fmt::format("{} could not be attributed (work with no linked launch)",
-                       ShareText(unattributed_share)),
+          {fmt::format("{} could not be attributed: it comes {}", ShareText(unattributed_share),
+                       UnattributedIdleWhere(tl, *idle)),
            unattributed_share, 0, "share"});
     }
     HostCode where = HostCode::kUnknown;
@@ -464,9 +464,8 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (outcome.findings.empty() && unattributed_share >= min_idle) {
     outcome.applicable = false;
     outcome.not_judged_reason = fmt::format(
-        "{} idle {}, of which {} follows work with no linked launch ({}): the host cause "
-        "cannot be told",
-        accel, ShareText(idle_share), ShareText(unattributed_share), rules_internal::NoLaunchLinkWhy(tl));
+        "{} idle {}, of which {} comes {}: the host cause cannot be told", accel,
+        ShareText(idle_share), ShareText(unattributed_share), UnattributedIdleWhere(tl, *idle));
   }
   return outcome;
 }

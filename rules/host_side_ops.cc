@@ -301,9 +301,8 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (outcome.findings.empty() && unattributed_share >= min_share) {
     outcome.applicable = false;
     outcome.not_judged_reason = fmt::format(
-        "{} of {} idle follows work with no linked launch ({}): whether the host was syncing "
-        "or computing cannot be told",
-        ShareText(unattributed_share), accel, rules_internal::NoLaunchLinkWhy(tl));
+        "{} of {} idle comes {}: whether the host was syncing or computing cannot be told",
+        ShareText(unattributed_share), accel, UnattributedIdleWhere(tl, idle));
   }
   return outcome;
 }

@@ -21,26 +21,6 @@
 
 namespace tracelint::rules_internal {
 
-// Why device work has no launch in the file, in the words of the trace's
-// framework and vendor (a reason text, parenthesised by the caller).
-inline std::string NoLaunchLinkWhy(const Timeline& tl) {
-  const RunMetadata& md = tl.metadata();
-  if (md.format == "xspace") {
-    return "XLA executables whose device ops the trace does not link to a host launch";
-  }
-  if (md.format == "chrome-json") {
-    // TF1 timelines and xprof's trace viewer JSON keep no correlation ids.
-    return "a Chrome trace that does not link device work to host launches";
-  }
-  if (AcceleratorName(md) == "MTIA") {
-    return "device jobs the trace does not link to a host launch: missing correlation ids";
-  }
-  bool amd = std::any_of(md.devices.begin(), md.devices.end(),
-                         [](const DeviceInfo& d) { return d.vendor == "AMD"; });
-  return amd ? "HIP graph replay or missing correlation ids"
-             : "CUDA graph replay or missing correlation ids";
-}
-
 struct LaunchContext {
   SliceId launch = kNoIndex;  // the runtime/driver call, kNoIndex if unlinked
   // Innermost cpu_op/user annotation above the launch that records shapes

@@ -105,10 +105,11 @@ grep '"type":"run"' "$tmp/plain/shard-2.jsonl" | grep -q 'cpu_only' && lost_rc=4
 [[ $rc == "$lost_rc" ]] || fail "merge without shard 2: exit $rc, want $lost_rc"
 grep -q "shard 2/4" "$tmp/lost/err" || fail "merge without shard 2 does not name it"
 lost=$(grep -c '"type":"run"' "$tmp/plain/shard-2.jsonl")
-missing=$(grep -v '^[0-9]* runs:' "$tmp/lost/merged.txt" | grep -c ' missing ')
+# The status column, not a reason that says "missing correlation ids".
+missing=$(grep -cE '^[^ ]+ +missing ' "$tmp/lost/merged.txt")
 [[ $lost == "$missing" ]] || fail "shard 2 had $lost runs, the merge lists $missing missing"
 echo "missing shard: exit $rc, its $lost runs listed as missing:"
-grep ' missing ' "$tmp/lost/merged.txt"
+grep -E '^[^ ]+ +missing ' "$tmp/lost/merged.txt"
 
 # --- 2. a real Slurm cluster ----------------------------------------------
 for tool in munged slurmctld slurmd sbatch sinfo; do

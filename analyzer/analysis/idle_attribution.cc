@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/model/accelerator.h"
+#include "fmt/format.h"
 
 namespace tracelint {
 namespace {
@@ -356,6 +360,7 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
           thread_slice = step.marker;
         } else {
           emit(gap.start_ns, gap.end_ns, IdleCause::kUnattributed, kNoIndex, kNoIndex, kNoIndex);
+          out.unmarked_tail_ns += gap.end_ns - gap.start_ns;
           continue;
         }
         // Step 1 and 3: cut at host event boundaries on the launching thread.
@@ -430,6 +435,37 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
     return std::tie(x.device, x.start_ns) < std::tie(y.device, y.start_ns);
   });
   return out;
+}
+
+std::string NoLaunchLinkWhy(const Timeline& tl) {
+  const RunMetadata& md = tl.metadata();
+  if (md.format == "xspace") {
+    return "XLA executables whose device ops the trace does not link to a host launch";
+  }
+  if (md.format == "chrome-json") {
+    // TF1 timelines and xprof's trace viewer JSON keep no correlation ids.
+    return "a Chrome trace that does not link device work to host launches";
+  }
+  if (AcceleratorName(md) == "MTIA") {
+    return "device jobs the trace does not link to a host launch: missing correlation ids";
+  }
+  bool amd = std::any_of(md.devices.begin(), md.devices.end(),
+                         [](const DeviceInfo& d) { return d.vendor == "AMD"; });
+  return amd ? "HIP graph replay or missing correlation ids"
+             : "CUDA graph replay or missing correlation ids";
+}
+
+std::string UnattributedIdleWhere(const Timeline& tl, const IdleAttribution& idle) {
+  const TimeNs unlinked_ns =
+      idle.total_ns[static_cast<int>(IdleCause::kUnattributed)] - idle.unmarked_tail_ns;
+  std::string before =
+      fmt::format("before device work with no linked launch ({})", NoLaunchLinkWhy(tl));
+  constexpr std::string_view kTail =
+      "after the last device work of a window with no step markers (no thread is known to run "
+      "the step)";
+  if (idle.unmarked_tail_ns <= 0) return before;
+  if (unlinked_ns <= 0) return std::string(kTail);
+  return fmt::format("{} or {}", before, kTail);
 }
 
 }  // namespace tracelint

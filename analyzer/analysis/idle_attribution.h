@@ -3,6 +3,7 @@
 
 #include <array>
 #include <string_view>
+#include <string>
 #include <vector>
 
 #include "analyzer/model/timeline.h"
@@ -72,7 +73,19 @@ struct IdleAttribution {
   std::vector<std::array<TimeNs, kIdleCauseCount>> per_step_ns;
   std::array<TimeNs, kIdleCauseCount> total_ns{};
   TimeNs total_idle_ns = 0;
+  // Of total_ns[kUnattributed]: idle after the last device work of a window
+  // with no step marker, where no thread is known to run the step.
+  TimeNs unmarked_tail_ns = 0;
 };
+
+// Why device work has no launch in the file, in the words of the trace's
+// framework and vendor (a reason text, parenthesised by the caller).
+std::string NoLaunchLinkWhy(const Timeline& tl);
+
+// Where the unattributed idle lies, to follow "idle": "before device work
+// with no linked launch (CUDA graph replay or missing correlation ids)",
+// "after the last device work of a window with no step markers", or both.
+std::string UnattributedIdleWhere(const Timeline& tl, const IdleAttribution& idle);
 
 // A launch call at least this long is a stall in the runtime, not the
 // normal 5-40 us launch cost (HTA's launch delay cutoff). A constant, not an

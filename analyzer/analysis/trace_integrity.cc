@@ -122,43 +122,88 @@ struct MissingWork {
   int64_t calls = 0;
   TimeNs idle_ns = 0;            // device idle inside those waits
   TimeNs longest_wait_ns = 0;
+  TimeNs longest_idle_ns = 0;
   std::string longest_name;
   std::vector<std::pair<TimeNs, TimeNs>> windows;
+
+  void Add(std::string_view name, TimeNs start_ns, TimeNs end_ns, TimeNs idle,
+           TimeNs gap_start_ns) {
+    ++calls;
+    idle_ns += idle;
+    // The window opens where the device went idle: idle charged to the
+    // launch call just before the wait (a graph launch whose replay was not
+    // recorded) is the same missing work.
+    windows.emplace_back(std::min(gap_start_ns, start_ns), end_ns);
+    if (end_ns - start_ns > longest_wait_ns) {
+      longest_wait_ns = end_ns - start_ns;
+      longest_idle_ns = idle;
+      longest_name = std::string(name);
+    }
+  }
 };
 
-// Synchronizing calls that wait long while every device of the rank is
-// idle: a wait needs device work to wait for, so that work is missing from
-// the file (sliced out, or shifted by clock skew).
-MissingWork FindMissingWork(AnalysisContext& ctx) {
+// The pure wait calls (not copies, whose host staging leaves the device idle
+// on purpose).
+bool IsSynchronizeCall(std::string_view name) { return Contains(name, "Synchronize"); }
+
+// Where the device idle around `t_ns` began: the end of the last activity on
+// any device before it.
+TimeNs IdleSince(const std::vector<DeviceActivity>& devices, TimeNs t_ns) {
+  TimeNs since_ns = t_ns;
+  bool any = false;
+  for (const DeviceActivity& d : devices) {
+    const std::vector<Interval>& iv = d.all.intervals();
+    auto it = std::upper_bound(iv.begin(), iv.end(), t_ns,
+                               [](TimeNs t, const Interval& i) { return t < i.start_ns; });
+    if (it == iv.begin()) continue;
+    TimeNs end_ns = std::min(std::prev(it)->end_ns, t_ns);
+    since_ns = any ? std::max(since_ns, end_ns) : end_ns;
+    any = true;
+  }
+  return since_ns;
+}
+
+// Synchronizing calls that wait while every device of the rank is idle: a
+// wait needs device work to wait for, so that work is missing from the file
+// (sliced out, dropped by the profiler, or shifted by clock skew).
+// `long_waits` holds waits of kMissingWorkIdleNs or more; `short_waits`
+// shorter synchronize calls of kMissingWorkShortIdleNs or more, judged only
+// when there is no long one.
+struct MissingWorkFound {
+  MissingWork long_waits;
+  MissingWork short_waits;
+};
+
+MissingWorkFound FindMissingWork(AnalysisContext& ctx) {
   const Timeline& tl = ctx.timeline();
   const SliceColumns& c = tl.slices();
-  MissingWork out;
+  MissingWorkFound out;
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
   if (devices.empty()) return out;
-  for (SliceId s = 0; s < c.size(); ++s) {
-    if (!tl.HasFlag(s, kFlagSyncCall) && !tl.HasFlag(s, kFlagImplicitSync)) continue;
-    if (c.dur_ns[s] < kMissingWorkIdleNs) continue;
-    // An implicit sync op contains its sync call; count the outermost once.
-    SliceId p = c.parent[s];
-    bool nested = false;
-    for (; p != kNoIndex; p = c.parent[p]) {
-      if (tl.HasFlag(p, kFlagSyncCall) || tl.HasFlag(p, kFlagImplicitSync)) nested = true;
-    }
-    if (nested) continue;
-    TimeNs start_ns = c.ts_ns[s];
-    TimeNs end_ns = c.end_ns(s);
+  auto idle_in = [&](SliceId s) {
     TimeNs busy_ns = 0;
     for (const DeviceActivity& d : devices) {
-      busy_ns = std::max(busy_ns, d.all.OverlapNs(start_ns, end_ns));
+      busy_ns = std::max(busy_ns, d.all.OverlapNs(c.ts_ns[s], c.end_ns(s)));
     }
-    TimeNs idle_ns = c.dur_ns[s] - busy_ns;
-    if (idle_ns < kMissingWorkIdleNs || 2 * idle_ns < c.dur_ns[s]) continue;
-    ++out.calls;
-    out.idle_ns += idle_ns;
-    out.windows.emplace_back(start_ns, end_ns);
-    if (c.dur_ns[s] > out.longest_wait_ns) {
-      out.longest_wait_ns = c.dur_ns[s];
-      out.longest_name = std::string(tl.str(c.name[s]));
+    return c.dur_ns[s] - busy_ns;
+  };
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!tl.HasFlag(s, kFlagSyncCall) && !tl.HasFlag(s, kFlagImplicitSync)) continue;
+    if (c.dur_ns[s] < kMissingWorkShortIdleNs) continue;
+    // An implicit sync op contains its sync call; count the outermost once.
+    bool nested = false;
+    for (SliceId p = c.parent[s]; p != kNoIndex; p = c.parent[p]) {
+      if (tl.HasFlag(p, kFlagSyncCall) || tl.HasFlag(p, kFlagImplicitSync)) nested = true;
+    }
+    const TimeNs idle_ns = idle_in(s);
+    if (2 * idle_ns < c.dur_ns[s]) continue;
+    const std::string_view name = tl.str(c.name[s]);
+    if (!nested && idle_ns >= kMissingWorkIdleNs) {
+      out.long_waits.Add(name, c.ts_ns[s], c.end_ns(s), idle_ns, IdleSince(devices, c.ts_ns[s]));
+    } else if (idle_ns >= kMissingWorkShortIdleNs && tl.HasFlag(s, kFlagSyncCall) &&
+               IsSynchronizeCall(name)) {
+      out.short_waits.Add(name, c.ts_ns[s], c.end_ns(s), idle_ns,
+                          IdleSince(devices, c.ts_ns[s]));
     }
   }
   return out;
@@ -486,15 +531,16 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
     }
   }
 
-  // missing_device_work: long waits on an idle device.
-  MissingWork missing = FindMissingWork(ctx);
-  if (missing.calls == 0) {
-    out.checks.push_back(Check("missing_device_work",
-                               n.device_activities > 0 ? CheckStatus::kOk
-                                                       : CheckStatus::kNotApplicable,
-                               0, static_cast<double>(kMissingWorkIdleNs), "ns",
-                               "no synchronizing call waits on an idle device"));
-  } else {
+  // missing_device_work: waits on an idle device.
+  MissingWorkFound found = FindMissingWork(ctx);
+  const MissingWork& missing = found.long_waits;
+  const MissingWork& short_waits = found.short_waits;
+  const TimeNs steps_ns = ctx.steps().TotalNs();
+  const bool short_counts =
+      !short_waits.windows.empty() && steps_ns > 0 &&
+      static_cast<double>(short_waits.idle_ns) >=
+          kMissingWorkShortShare * static_cast<double>(steps_ns);
+  if (missing.calls > 0) {
     std::string why = fmt::format(
         "{} synchronizing call(s) wait with the device idle for {} in all (longest: {} of {}): "
         "device work is missing from the file (a sliced trace or clock skew)",
@@ -506,6 +552,29 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
     for (IdleCause cause : CausesInWindows(ctx.idle_attribution(), missing.windows)) {
       Withhold(out, cause, why);
     }
+  } else if (short_counts) {
+    std::string why = fmt::format(
+        "{} synchronize call(s) wait with the device idle for {} in all, {:.0f}% of the "
+        "analysed time (longest: {}, idle {} of {}): the device work they waited for is not "
+        "in the file (records dropped, or the capture ended inside a graph replay) or the host "
+        "thread was descheduled; that idle is not charged to a cause",
+        short_waits.windows.size(), FormatDurationNs(short_waits.idle_ns),
+        100.0 * static_cast<double>(short_waits.idle_ns) / static_cast<double>(steps_ns),
+        short_waits.longest_name, FormatDurationNs(short_waits.longest_idle_ns),
+        FormatDurationNs(short_waits.longest_wait_ns));
+    out.checks.push_back(Check("missing_device_work", CheckStatus::kLimited,
+                               static_cast<double>(short_waits.idle_ns),
+                               kMissingWorkShortShare * static_cast<double>(steps_ns), "ns", why));
+    lower(kInferred);
+    for (IdleCause cause : CausesInWindows(ctx.idle_attribution(), short_waits.windows)) {
+      Withhold(out, cause, why);
+    }
+  } else {
+    out.checks.push_back(Check("missing_device_work",
+                               n.device_activities > 0 ? CheckStatus::kOk
+                                                       : CheckStatus::kNotApplicable,
+                               0, static_cast<double>(kMissingWorkIdleNs), "ns",
+                               "no synchronizing call waits on an idle device"));
   }
 
   out.checks.push_back(StepWorkCheck(ctx.steps()));

@@ -71,6 +71,13 @@ inline constexpr int64_t kEmptyLaunchMinCount = 10;
 // A sync call waiting this long with the device idle means device work is
 // missing from the file (a sliced trace or clock skew).
 inline constexpr TimeNs kMissingWorkIdleNs = 100 * kNsPerMs;
+// Shorter synchronize waits on an idle device (an inference step is 5 to
+// 50 ms): each waits at least this long with the device idle for over half
+// of it, and together they hold at least kMissingWorkShortShare of the
+// analysed steps. Not proof on its own (a descheduled host thread looks the
+// same), so the trace is limited, not failed, and the idle is not charged.
+inline constexpr TimeNs kMissingWorkShortIdleNs = 2 * kNsPerMs;
+inline constexpr double kMissingWorkShortShare = 0.10;
 // A cause with at least this share of its idle inside such waits is withheld.
 inline constexpr double kMissingWorkCauseShare = 0.25;
 // Device work starting before its launch call began is impossible on one

@@ -315,6 +315,54 @@ TEST(TraceIntegrityTest, SyncWaitingOnAnIdleDeviceMeansMissingWork) {
   EXPECT_EQ(CheckOf(b->integrity(), "missing_device_work").status, CheckStatus::kOk);
 }
 
+// Inference-sized steps: a graph replay whose recorded kernels stop early,
+// then a wait of `wait_ns` on the idle device (the replay's records were
+// dropped), after `busy_ns` of recorded kernels.
+Scenario ShortWaits(TimeNs wait_ns, TimeNs busy_ns, std::string_view api = "hipStreamSynchronize") {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 4, 10 * kNsPerUs, busy_ns / 4).Sync();
+    s.GraphLaunch({{"triton_poi_fused_0", 100 * kNsPerUs}, {"attn_fwd", 200 * kNsPerUs}});
+    s.HostCall(api, wait_ns).EndStep();
+  }
+  return s;
+}
+
+TEST(TraceIntegrityTest, ShortSynchronizeWaitsOnAnIdleDeviceLimitTheTrace) {
+  // 5 ms of every ~6 ms step: the replay the sync waited for is not there.
+  auto a = Analyse(ShortWaits(5 * kNsPerMs, 400 * kNsPerUs));
+  const TraceIntegrity& t = a->integrity();
+  const IntegrityCheck& missing = CheckOf(t, "missing_device_work");
+  EXPECT_EQ(missing.status, CheckStatus::kLimited) << missing.reason;
+  EXPECT_THAT(missing.reason, HasSubstr("4 synchronize call(s) wait with the device idle"));
+  EXPECT_THAT(missing.reason, HasSubstr("hipStreamSynchronize"));
+  EXPECT_EQ(t.verdict, IntegrityVerdict::kLimited);
+  EXPECT_TRUE(Withheld(t, "sync_call"));
+
+  // Each side of the 2 ms per-call line (the replay runs the first 0.3 ms of
+  // the wait).
+  EXPECT_EQ(CheckOf(Analyse(ShortWaits(2500 * kNsPerUs, 400 * kNsPerUs))->integrity(),
+                    "missing_device_work").status,
+            CheckStatus::kLimited);
+  EXPECT_EQ(CheckOf(Analyse(ShortWaits(1900 * kNsPerUs, 400 * kNsPerUs))->integrity(),
+                    "missing_device_work").status,
+            CheckStatus::kOk);
+  // Each side of the 10%-of-the-steps line: 5 ms in 40 ms steps (11%) and
+  // 4 ms in 40 ms steps (9%).
+  EXPECT_EQ(CheckOf(Analyse(ShortWaits(5 * kNsPerMs, 40 * kNsPerMs))->integrity(),
+                    "missing_device_work").status,
+            CheckStatus::kLimited);
+  EXPECT_EQ(CheckOf(Analyse(ShortWaits(4 * kNsPerMs, 40 * kNsPerMs))->integrity(),
+                    "missing_device_work").status,
+            CheckStatus::kOk);
+  // A blocking copy leaves the device idle while the host stages pageable
+  // memory: no evidence of missing work.
+  EXPECT_EQ(CheckOf(Analyse(ShortWaits(5 * kNsPerMs, 400 * kNsPerUs, "cudaMemcpy"))->integrity(),
+                    "missing_device_work").status,
+            CheckStatus::kOk);
+}
+
 TEST(TraceIntegrityTest, StepWithMissingDeviceWork) {
   Scenario s = Healthy(5);
   // Step 3's kernels were not recorded (its launches were).

@@ -209,9 +209,9 @@ Verdict ComputeVerdict(const ReportInput& input) {
     const std::string why =
         withheld_ns >= unattributed_ns && !integrity.withheld.empty()
             ? integrity.withheld.front().reason
-            : fmt::format("{:.0f}% of the step is idle after device work with no linked launch "
-                          "call, so its host cause is unknown",
-                          100 * share(unattributed_ns));
+            : fmt::format("{:.0f}% of the step is idle {}, so its host cause is unknown",
+                          100 * share(unattributed_ns),
+                          UnattributedIdleWhere(worst->timeline(), worst->idle_attribution()));
     v.reason = fmt::format("rank {}: {} busy with kernels {:.0f}% of the step, and its idle "
                            "time cannot be charged: {}",
                            v.rank, accel, 100 * utilization, why);
