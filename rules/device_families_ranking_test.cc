@@ -269,11 +269,13 @@ TEST(DeviceFamiliesRanking, RocmLoneDevicePropertiesEntryIsTheEventsDevice) {
   EXPECT_FALSE(d.tensor_core_kernel_share.has_value());
 }
 
-// Two entries for one device in the events: which is which is not known,
-// so the ids stay as written and device 2 has no properties: SM efficiency
-// is n/a and tensor-cores-idle says the compute capability is unknown.
+// Two different entries for one device in the events: which is which is
+// not known, so the ids stay as written and device 2 has no properties: SM
+// efficiency is n/a and tensor-cores-idle says the compute capability is
+// unknown.
 TEST(DeviceFamiliesRanking, RocmAmbiguousDevicePropertiesKeepTheirIds) {
-  Analyzed rocm = AnalyzeKineto(RocmStarved({Mi300x(0), Mi300x(1)}, kRocmDevice));
+  const DeviceSpec mi250x{1, "AMD Instinct MI250X", 9, 0, 220, 68'702'699'520, 2048};
+  Analyzed rocm = AnalyzeKineto(RocmStarved({Mi300x(0), mi250x}, kRocmDevice));
   ASSERT_NE(rocm.tl, nullptr);
   EXPECT_EQ(rocm.tl->metadata().FindDevice(kRocmDevice), nullptr);
   EXPECT_EQ(rocm.tl->diagnostics().Count("device_properties_id_matched"), 0);
@@ -282,6 +284,23 @@ TEST(DeviceFamiliesRanking, RocmAmbiguousDevicePropertiesKeepTheirIds) {
   EXPECT_THAT(rocm.NotJudged("tensor-cores-idle"),
               HasSubstr("device 2 has no device properties"));
   EXPECT_FALSE(rocm.device0().est_sm_efficiency.has_value());
+}
+
+// Eight identical entries (0-7) and events on HSA agent 9: whichever GPU it
+// is, the entries describe it. The listed devices stay the eight.
+TEST(DeviceFamiliesRanking, RocmIdenticalDevicePropertiesDescribeAnUnlistedId) {
+  std::vector<DeviceSpec> eight;
+  for (int id = 0; id < 8; ++id) eight.push_back(Mi300x(id));
+  Analyzed rocm = AnalyzeKineto(RocmStarved(eight, 9));
+  ASSERT_NE(rocm.tl, nullptr);
+  const DeviceInfo* info = rocm.tl->metadata().FindDevice(9);
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->name, "AMD Instinct MI300X");
+  EXPECT_EQ(info->sm_count, 304);
+  EXPECT_EQ(rocm.tl->metadata().devices.size(), 8u);
+  EXPECT_EQ(rocm.tl->diagnostics().Count("device_properties_identical"), 1);
+  EXPECT_TRUE(rocm.device0().est_sm_efficiency.has_value());
+  EXPECT_THAT(rocm.NotJudged("tensor-cores-idle"), Not(HasSubstr("no device properties")));
 }
 
 // ---- TPU: XSpace with XLA's async copies

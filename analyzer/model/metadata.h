@@ -50,8 +50,16 @@ struct RunMetadata {
   ReadCoverage read_coverage;
   int64_t events_read = 0;
 
+  // Devices the events name outside `devices` whose properties are still
+  // known: every listed entry is identical, so any of them describes them.
+  // Found by FindDevice; not listed as the trace's devices.
+  std::vector<DeviceInfo> unlisted_devices;
+
   const DeviceInfo* FindDevice(int id) const {
     for (const DeviceInfo& d : devices) {
+      if (d.id == id) return &d;
+    }
+    for (const DeviceInfo& d : unlisted_devices) {
       if (d.id == id) return &d;
     }
     return nullptr;

@@ -245,7 +245,10 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   diagnostics_.Merge(part.diagnostics_);
   RunMetadata& m = metadata_;
   const RunMetadata& o = part.metadata_;
-  if (m.devices.empty()) m.devices = o.devices;
+  if (m.devices.empty()) {
+    m.devices = o.devices;
+    m.unlisted_devices = o.unlisted_devices;
+  }
   if (m.rank < 0) m.rank = o.rank;
   if (m.world_size < 0) m.world_size = o.world_size;
   if (m.backend.empty()) m.backend = o.backend;

@@ -81,7 +81,9 @@ void Header(std::string& out, const ReportInput& in) {
         if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
         // "GPU 0: NVIDIA H100 80GB HBM3, 79.2 GiB", "TPU 0: TPU v5 lite".
         devices += fmt::format("{}: {}", E(DeviceLabel(d.id, accelerator)),
-                               E(d.name.empty() ? "(unnamed)" : d.name));
+                               E(!d.name.empty()     ? d.name
+                                 : d.vendor.empty() ? std::string("(unnamed)")
+                                                    : d.vendor + " (unnamed)"));
         if (d.total_memory_bytes > 0) devices += ", " + E(MemoryBytes(d.total_memory_bytes));
       }
     }

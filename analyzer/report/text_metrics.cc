@@ -53,14 +53,17 @@ std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
   // "GPU NVIDIA H100", but "TPU v6 Lite" rather than "TPU TPU v6 Lite".
   std::string line;
   if (d.name.empty()) {
-    line = fmt::format("{} (unnamed)", accelerator);
+    // "AMD GPU (unnamed)": the vendor is known from the trace's fields.
+    line = d.vendor.empty() ? fmt::format("{} (unnamed)", accelerator)
+                            : fmt::format("{} {} (unnamed)", T(d.vendor), accelerator);
   } else if (StartsWithIgnoreCase(d.name, accelerator)) {
     line = T(d.name);
   } else {
     line = fmt::format("{} {}", accelerator, T(d.name));
   }
   if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
-  if (d.sm_count > 0) line += fmt::format(", {} SMs", d.sm_count);
+  // AMD calls its multiprocessors compute units.
+  if (d.sm_count > 0) line += fmt::format(", {} {}", d.sm_count, d.vendor == "AMD" ? "CUs" : "SMs");
   if (d.total_memory_bytes > 0) {
     line += fmt::format(", {:.1f} GiB", static_cast<double>(d.total_memory_bytes) / (1 << 30));
   }

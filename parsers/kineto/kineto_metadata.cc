@@ -1,6 +1,8 @@
 #include "parsers/kineto/kineto_metadata.h"
 
+#include <algorithm>
 #include <charconv>
+#include <limits>
 #include <set>
 #include <string_view>
 
@@ -33,6 +35,37 @@ std::optional<std::pair<int, int>> MatchLoneDevice(
   const int old_id = m.devices[0].id;
   m.devices[0].id = static_cast<int>(*ids.begin());
   return std::make_pair(old_id, m.devices[0].id);
+}
+
+void DescribeUnlistedDevices(const absl::flat_hash_set<int64_t>& slice_devices,
+                             RunMetadata& m, ImportDiagnostics& diagnostics) {
+  if (m.devices.size() < 2) return;
+  const DeviceInfo& first = m.devices.front();
+  auto same = [&](const DeviceInfo& d) {
+    return d.name == first.name && d.vendor == first.vendor &&
+           d.compute_major == first.compute_major && d.compute_minor == first.compute_minor &&
+           d.sm_count == first.sm_count && d.total_memory_bytes == first.total_memory_bytes &&
+           d.max_threads_per_sm == first.max_threads_per_sm;
+  };
+  if (!std::all_of(m.devices.begin(), m.devices.end(), same)) return;
+  std::set<int64_t> unlisted;
+  for (int64_t id : slice_devices) {
+    if (id >= 0 && id <= std::numeric_limits<int>::max() &&
+        m.FindDevice(static_cast<int>(id)) == nullptr) {
+      unlisted.insert(id);
+    }
+  }
+  for (int64_t id : unlisted) {
+    DeviceInfo info = first;
+    info.id = static_cast<int>(id);
+    m.unlisted_devices.push_back(std::move(info));
+    diagnostics.Add("device_properties_identical",
+                    Severity::kInfo,
+                    fmt::format("the events name device {}, not among the {} deviceProperties "
+                                "entries; all of them are identical ({}), so their properties "
+                                "describe it",
+                                id, m.devices.size(), first.name.empty() ? "unnamed" : first.name));
+  }
 }
 
 bool HasKinetoEvidence(uint32_t features, const RawMeta& meta) {

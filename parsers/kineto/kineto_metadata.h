@@ -48,6 +48,13 @@ std::optional<std::pair<int, int>> MatchLoneDevice(
     const absl::flat_hash_set<int64_t>& slice_devices, RunMetadata& m,
     ImportDiagnostics& diagnostics);
 
+// ROCm traces list every visible GPU (ids 0-7) while the events may name a
+// device by its HSA agent index (9 for GPU 7 behind two CPU agents). When
+// every listed entry is identical, the device is one of them whichever it
+// is: its properties are known and added to `unlisted_devices`.
+void DescribeUnlistedDevices(const absl::flat_hash_set<int64_t>& slice_devices,
+                             RunMetadata& m, ImportDiagnostics& diagnostics);
+
 }  // namespace tracelint::kineto
 
 #endif  // TRACELINT_PARSERS_KINETO_KINETO_METADATA_H_

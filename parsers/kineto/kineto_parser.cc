@@ -378,6 +378,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
           MatchLoneDevice(facts.slice_devices, m, merged.diagnostics())) {
     merged.RenumberCounterDevice(moved->first, moved->second);
   }
+  DescribeUnlistedDevices(facts.slice_devices, m, merged.diagnostics());
   m.events_read = events;
   if (splitter.skipped_elements() > 0) {
     merged.diagnostics().Add("non_object_event", Severity::kWarning,
