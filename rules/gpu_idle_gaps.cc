@@ -292,6 +292,35 @@ std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode wher
   return tf || jax ? NeutralFix(owned.cause) : std::string(owned.fix);
 }
 
+// A stall inside graph launch calls is the graph's submission, not module
+// loading or the allocator: the host submits a large graph node by node
+// while the device has nothing queued.
+void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Finding& f) {
+  TimeNs total_ns = 0, graph_ns = 0;
+  SliceId example = kNoIndex;
+  for (const IdlePiece& p : idle.pieces) {
+    if (p.cause != IdleCause::kLaunchStall) continue;
+    total_ns += p.end_ns - p.start_ns;
+    if (p.cause_slice != kNoIndex && tl.HasFlag(p.cause_slice, kFlagGraphLaunch)) {
+      graph_ns += p.end_ns - p.start_ns;
+      example = p.cause_slice;
+    }
+  }
+  if (total_ns <= 0 || 2 * graph_ns < total_ns) return;
+  const double share = static_cast<double>(graph_ns) / static_cast<double>(total_ns);
+  const std::string_view name = tl.str(tl.slices().name[example]);
+  f.evidence.push_back({fmt::format("{:.0f}% of it inside graph launch calls ({})", share * 100,
+                                    name),
+                        share, 0.5, "share"});
+  f.fix = fmt::format(
+      "Most of it is inside {} calls: the host was still submitting the graph while the "
+      "device had nothing queued. A graph's first launch also uploads it: upload it ahead "
+      "({}) or replay it once before profiling. When every replay is this slow, submission "
+      "grows with the graph's node count: fuse kernels to shrink the graph, and launch the "
+      "next replay before waiting on this one so its submission overlaps device work.",
+      name, name.starts_with("hip") ? "hipGraphUpload" : "cudaGraphUpload");
+}
+
 // Where a cause's idle time falls on the host: inside the model's own code
 // (a framework operator, or a module's forward as Python records it), and
 // inside code torch.compile already compiled ("Torch-Compiled Region").
@@ -442,6 +471,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
     f.fix = FixFor(owned, ctx.job_profile(), where);
+    if (owned.cause == IdleCause::kLaunchStall) AddGraphLaunchStall(tl, *idle, f);
     // The optimizer's or a one-step stall's advice, when given, leads the
     // fix; the step-tail advice then adds only its evidence.
     bool fix_taken = false;

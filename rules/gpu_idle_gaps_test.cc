@@ -247,6 +247,42 @@ TEST(GpuIdleGapsTest, IdleInOneStepIsCalledAStallOfThatStep) {
   EXPECT_THAT(FindCause(last, "data_loader")->fix, HasSubstr("the trace's last step"));
 }
 
+// Steady graph replays whose launch call outlasts the graph's kernels (as
+// ROCm's hipGraphLaunch submits node by node while the first nodes run):
+// the device waits on the host's submission.
+Scenario GraphReplays(TimeNs submit_ns) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 2, 10 * kNsPerUs, 200 * kNsPerUs);
+    s.GraphLaunch({{"triton_poi_fused_0", 100 * kNsPerUs}, {"triton_red_fused_1", 100 * kNsPerUs}});
+    s.Idle(submit_ns);  // the call runs on: stretched below
+    s.OpKernels("aten::add", "elementwise", 1, 10 * kNsPerUs, 100 * kNsPerUs).Sync().EndStep();
+  }
+  s.Edit([&](testing::ScenarioEvent& e) {
+    if (e.name == "cudaGraphLaunch") e.dur_ns += submit_ns;
+    return true;
+  });
+  return s;
+}
+
+TEST(GpuIdleGapsTest, StallInsideGraphLaunchesIsTheGraphsSubmission) {
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, GraphReplays(2 * kNsPerMs));
+  const Finding* f = FindCause(out, "launch_stall");
+  ASSERT_NE(f, nullptr) << rules2_test::Describe(out.findings) << out.not_judged_reason;
+  EXPECT_THAT(f->fix, HasSubstr("inside cudaGraphLaunch calls"));
+  EXPECT_THAT(f->fix, HasSubstr("cudaGraphUpload"));
+  EXPECT_THAT(f->fix, Not(HasSubstr("CUDA_MODULE_LOADING")));
+  bool evidence = false;
+  for (const Evidence& e : f->evidence) {
+    evidence |= e.text.find("inside graph launch calls (cudaGraphLaunch)") != std::string::npos;
+  }
+  EXPECT_TRUE(evidence);
+  // Launch calls of the usual length: no stall at all.
+  EXPECT_EQ(FindCause(RunRule(rule, GraphReplays(0)), "launch_stall"), nullptr);
+}
+
 // A launch-bound step with `allocated_bytes` resident on an A100 (none
 // recorded when 0), as profile_memory=True records it.
 Scenario LaunchBoundWithMemory(int64_t allocated_bytes) {
