@@ -15,6 +15,33 @@
 
 namespace tracelint {
 
+namespace {
+
+// `aten::item` on a CPU tensor (an optimizer's step counter) waits for
+// nothing: an implicit sync op is one only when a runtime or driver call
+// (the copy and its sync) runs inside it. In a trace without any runtime
+// call that cannot be told, and the name decides.
+void ClearHostOnlyImplicitSyncs(SliceColumns& c) {
+  const SliceId n = static_cast<SliceId>(c.size());
+  std::vector<bool> reaches_device;
+  for (SliceId s = 0; s < n; ++s) {
+    if (c.kind[s] != EventKind::kRuntime && c.kind[s] != EventKind::kDriver) continue;
+    if (reaches_device.empty()) reaches_device.assign(n, false);
+    for (SliceId p = c.parent[s]; p != kNoIndex && !reaches_device[p]; p = c.parent[p]) {
+      reaches_device[p] = true;
+    }
+  }
+  if (reaches_device.empty()) return;
+  for (SliceId s = 0; s < n; ++s) {
+    if ((c.flags[s] & kFlagImplicitSync) != 0 && !reaches_device[s]) {
+      c.flags[s] &= static_cast<uint16_t>(~kFlagImplicitSync);
+    }
+  }
+}
+
+}  // namespace
+
+
 TrackId TimelineBuilder::GetTrack(TrackKind kind, int64_t pid, int64_t tid) {
   auto key = std::make_tuple(static_cast<uint8_t>(kind), pid, tid);
   auto it = track_index_.find(key);
@@ -532,6 +559,7 @@ absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& option
     c.depth[s] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
     stack.push_back(s);
   }
+  ClearHostOnlyImplicitSyncs(c);
   // Tracks with no slices start where the next non-empty track starts.
   for (size_t t = tracks_.size(); t-- > 0;) {
     bool empty = true;

@@ -52,6 +52,28 @@ TEST(TimelineBuilder, NestsSortsAndLinks) {
   EXPECT_EQ(tl->track_range(stream), std::make_pair(SliceId{3}, SliceId{4}));
 }
 
+// aten::item on a CPU tensor (Adam's step counter) runs no copy and no sync:
+// only the one with a runtime call inside is an implicit sync. A trace with
+// no runtime call at all keeps the name's word.
+TEST(TimelineBuilder, ImplicitSyncNeedsARuntimeCallInsideWhenTheTraceHasThem) {
+  TimelineBuilder b;
+  TrackId host = b.GetTrack(TrackKind::kHostThread, 10, 11);
+  b.AddSlice(Host(host, 100, 20, b.Intern("aten::item")));
+  b.AddSlice(Host(host, 105, 10, b.Intern("cudaStreamSynchronize"), EventKind::kRuntime));
+  b.AddSlice(Host(host, 200, 20, b.Intern("aten::item")));  // a CPU tensor
+  absl::StatusOr<Timeline> tl = std::move(b).Finalize();
+  ASSERT_TRUE(tl.ok());
+  EXPECT_TRUE(tl->HasFlag(0, kFlagImplicitSync));
+  EXPECT_FALSE(tl->HasFlag(2, kFlagImplicitSync));
+
+  TimelineBuilder no_runtime;
+  TrackId t = no_runtime.GetTrack(TrackKind::kHostThread, 10, 11);
+  no_runtime.AddSlice(Host(t, 200, 20, no_runtime.Intern("aten::item")));
+  absl::StatusOr<Timeline> unknown = std::move(no_runtime).Finalize();
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_TRUE(unknown->HasFlag(0, kFlagImplicitSync));
+}
+
 // A parser that learns a track's identity after its events (Chrome JSON
 // metadata) re-keys the track and edits its slices before Finalize.
 TEST(TimelineBuilder, RekeyTrackAndEditSlices) {
