@@ -321,6 +321,9 @@ void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Findin
       name, name.starts_with("hip") ? "hipGraphUpload" : "cudaGraphUpload");
 }
 
+// Profiling overhead worth a line of its own in the evidence.
+constexpr double kProfilerNoteMinShare = 0.01;
+
 // Where a cause's idle time falls on the host: inside the model's own code
 // (a framework operator, or a module's forward as Python records it), and
 // inside code torch.compile already compiled ("Torch-Compiled Region").
@@ -416,6 +419,9 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
       SafeShare(static_cast<double>(idle->total_ns[static_cast<int>(IdleCause::kUnattributed)]),
                 static_cast<double>(steps.TotalNs()) * scope.devices);
   std::string breakdown = CauseBreakdown(*idle, steps.TotalNs(), scope.devices);
+  const double profiler_share = SafeShare(
+      static_cast<double>(idle->total_ns[static_cast<int>(IdleCause::kProfilerOverhead)]),
+      static_cast<double>(steps.TotalNs()) * scope.devices);
   size_t top_n = static_cast<size_t>(options.Get(kWorstGaps));
   for (const OwnedCause& owned : kOwned) {
     CauseSummary summary = rules_internal::SummarizeIdle(
@@ -449,6 +455,14 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.evidence.push_back({fmt::format("idle {}: {}", f.cause, ShareText(summary.share)),
                           summary.share, 0, "share"});
     f.evidence.push_back({fmt::format("idle by cause: {}", breakdown), idle_share, 0, "share"});
+    if (profiler_share >= kProfilerNoteMinShare) {
+      f.evidence.push_back(
+          {fmt::format("{} is idle inside the profiler's own code (torch.profiler's step, "
+                       "record_function enter/exit): profiling overhead an unprofiled run does "
+                       "not pay, charged to no finding",
+                       ShareText(profiler_share)),
+           profiler_share, kProfilerNoteMinShare, "share"});
+    }
     if (unattributed_share > 0) {
       f.evidence.push_back(
           {fmt::format("{} could not be attributed: it comes {}", ShareText(unattributed_share),

@@ -247,6 +247,40 @@ TEST(GpuIdleGapsTest, IdleInOneStepIsCalledAStallOfThatStep) {
   EXPECT_THAT(FindCause(last, "data_loader")->fix, HasSubstr("the trace's last step"));
 }
 
+// Host work between kernels inside a Python frame: the user's own code, or
+// record_function's __enter__ (the profiler's own cost).
+Scenario HostWorkIn(std::string_view frame) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).OpKernels("aten::mm", "gemm", 2, 10 * kNsPerUs, 500 * kNsPerUs);
+    s.BeginPython("train.py(40): train_step").Spend(300 * kNsPerUs);
+    s.BeginPython(frame).Spend(400 * kNsPerUs).End().End();
+    s.OpKernels("aten::add", "elementwise", 1, 10 * kNsPerUs, 500 * kNsPerUs).Sync().EndStep();
+  }
+  return s;
+}
+
+TEST(GpuIdleGapsTest, IdleInsideTheProfilersOwnCodeIsNoSaving) {
+  GpuIdleGapsRule rule;
+  RuleOutcome user_out = RunRule(rule, HostWorkIn("train.py(52): log_metrics"));
+  const Finding* user = FindCause(user_out, "other_host_work");
+  ASSERT_NE(user, nullptr) << rules2_test::Describe(user_out.findings);
+  RuleOutcome prof_out = RunRule(rule, HostWorkIn("torch/autograd/profiler.py(770): __enter__"));
+  const Finding* prof = FindCause(prof_out, "other_host_work");
+  ASSERT_NE(prof, nullptr) << rules2_test::Describe(prof_out.findings);
+  // The 400 us a step inside the profiler's frame is no saving.
+  EXPECT_EQ(user->recoverable_ns_per_step - prof->recoverable_ns_per_step, 400 * kNsPerUs);
+  auto says = [](const Finding& f) {
+    for (const Evidence& e : f.evidence) {
+      if (e.text.find("inside the profiler's own code") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(says(*prof));
+  EXPECT_FALSE(says(*user));
+}
+
 // Steady graph replays whose launch call outlasts the graph's kernels (as
 // ROCm's hipGraphLaunch submits node by node while the first nodes run):
 // the device waits on the host's submission.

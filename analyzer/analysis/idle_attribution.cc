@@ -7,9 +7,12 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 
@@ -31,6 +34,22 @@ class HostIndex {
       for (SliceId p = launch; p != kNoIndex && !launches_below_[p]; p = c.parent[p]) {
         launches_below_[p] = true;
       }
+    }
+    absl::flat_hash_map<TrackId, std::vector<Interval>> spans;  // by ThreadOf
+    for (SliceId s = 0; s < c.size(); ++s) {
+      const EventKind k = c.kind[s];
+      if (k != EventKind::kPythonFunction && k != EventKind::kCpuOp) continue;
+      std::string_view name = tl.str(c.name[s]);
+      const bool profiler =
+          k == EventKind::kPythonFunction
+              ? Contains(name, "torch/autograd/profiler") || Contains(name, "torch/profiler/")
+              : name.starts_with("profiler::_record_function");
+      if (profiler && c.dur_ns[s] > 0) {
+        spans[ThreadOf(c.track[s])].push_back({c.ts_ns[s], c.end_ns(s)});
+      }
+    }
+    for (auto& [track, intervals] : spans) {
+      profiler_code_.emplace(track, IntervalSet::FromUnsorted(std::move(intervals)));
     }
   }
 
@@ -71,6 +90,15 @@ class HostIndex {
     return cuts;
   }
 
+  // Whether t lies inside the profiler's own code on `track`: torch.profiler's
+  // step, record_function's enter and exit, in Python or as the profiler::
+  // ops they call. By time, not by parent: `__exit__` outlives the
+  // annotation it closes.
+  bool InProfilerCode(TrackId track, TimeNs t) const {
+    auto it = profiler_code_.find(ThreadOf(track));
+    return it != profiler_code_.end() && it->second.OverlapNs(t, t + 1) > 0;
+  }
+
   bool launches_below(SliceId s) const { return launches_below_[s]; }
   SliceId activity_of_launch(SliceId s) const { return activity_of_launch_[s]; }
 
@@ -78,6 +106,14 @@ class HostIndex {
   const Timeline& tl_;
   std::vector<bool> launches_below_;
   std::vector<SliceId> activity_of_launch_;
+  absl::flat_hash_map<TrackId, IntervalSet> profiler_code_;  // by ThreadOf
+
+  // The thread's own track: `__exit__` frames that outlive the range they
+  // close sit on the nesting repair's overflow tracks.
+  TrackId ThreadOf(TrackId track) const {
+    while (tl_.tracks()[track].overflow_of != kNoIndex) track = tl_.tracks()[track].overflow_of;
+    return track;
+  }
 };
 
 bool IsHostOp(EventKind k) { return k == EventKind::kCpuOp || k == EventKind::kUserAnnotation; }
@@ -275,6 +311,7 @@ std::string_view IdleCauseName(IdleCause cause) {
     case IdleCause::kHostSilent: return "host_silent";
     case IdleCause::kDeviceWaitCollective: return "device_wait_collective";
     case IdleCause::kDeviceWaitOther: return "device_wait_other";
+    case IdleCause::kProfilerOverhead: return "profiler_overhead";
     case IdleCause::kUnattributed: return "unattributed";
   }
   return "unattributed";
@@ -391,8 +428,12 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
           SliceId host_op = kNoIndex;
           SliceId cause_slice = kNoIndex;
           SliceId drained = a < drain_until_ns ? drained_by : kNoIndex;
-          IdleCause cause = HostCause(tl, index, innermost, gap.length_ns(), drained, options,
-                                      &host_op, &cause_slice);
+          // Pieces are cut at every host slice boundary: one instant tells
+          // whether the whole piece is in the profiler's code.
+          IdleCause cause = drained == kNoIndex && index.InProfilerCode(track, a)
+                                ? IdleCause::kProfilerOverhead
+                                : HostCause(tl, index, innermost, gap.length_ns(), drained,
+                                            options, &host_op, &cause_slice);
           if (host_op == kNoIndex && innermost != kNoIndex &&
               !tl.HasFlag(innermost, kFlagStepMarker)) {
             host_op = innermost;  // a runtime call or Python frame outside any op

@@ -34,7 +34,8 @@ class AnalysisContext;
 //    time of an op that launches nothing > launch overhead
 //    (interval shorter than launch_gap_ns while inside a launch call or an
 //    op that launches) > other host work > host silent (only the step
-//    marker, or nothing, on the thread).
+//    marker, or nothing, on the thread). Ahead of all but a drained sync:
+//    inside the profiler's own code (profiler_overhead).
 enum class IdleCause : uint8_t {
   kDataLoader = 0,        // gpu-idle-gaps
   kSyncCall,              // host-side-ops
@@ -46,6 +47,9 @@ enum class IdleCause : uint8_t {
   kHostSilent,            // gpu-idle-gaps
   kDeviceWaitCollective,  // comm-clustered-allreduce
   kDeviceWaitOther,       // gpu-idle-gaps
+  // Inside the profiler's own host code (torch.profiler's step,
+  // record_function enter/exit): profiling cost, no rule's and no saving.
+  kProfilerOverhead,
   kUnattributed,          // no linked launch: never guessed
 };
 inline constexpr int kIdleCauseCount = static_cast<int>(IdleCause::kUnattributed) + 1;

@@ -114,6 +114,25 @@ TEST(IdleAttributionTest, HostSideOpThenLongGapLaunch) {
   EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 5 * kNsPerUs);
 }
 
+// record_function's __exit__ runs while the GPU waits: profiling cost, not
+// the user's host work. The same time in the user's own frame is theirs.
+TEST(IdleAttributionTest, IdleInsideTheProfilersOwnCodeIsProfilerOverhead) {
+  for (const bool profiler : {true, false}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    s.BeginStep(1).Kernel("a", 50 * kNsPerUs).BeginAnnotation("Self-Attention");
+    s.Spend(100 * kNsPerUs);
+    s.BeginPython(profiler ? "torch/autograd/profiler.py(776): __exit__"
+                           : "model.py(88): attention_scores");
+    s.Spend(300 * kNsPerUs).End().End().Kernel("b", kNsPerMs).Sync().EndStep();
+    auto a = Analyse(s);
+    ExpectAccountingHolds(*a);
+    EXPECT_EQ(CauseNs(a->idle(), IdleCause::kProfilerOverhead), profiler ? 300 * kNsPerUs : 0)
+        << profiler;
+  }
+  EXPECT_EQ(IdleCauseName(IdleCause::kProfilerOverhead), "profiler_overhead");
+}
+
 TEST(IdleAttributionTest, ShortGapsBetweenSmallKernelsAreLaunchOverhead) {
   Scenario s;
   s.Device(DeviceSpec::A100());

@@ -31,6 +31,7 @@ constexpr std::string_view kIdleColors[] = {
     "#7f7f7f",  // host_silent
     "#9467bd",  // device_wait_collective
     "#17becf",  // device_wait_other
+    "#c7c7c7",  // profiler_overhead
     "#d9d9d9",  // unattributed
 };
 static_assert(std::size(kIdleColors) == kIdleCauseCount);
