@@ -125,6 +125,18 @@ void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
   std::string fw = md.framework.empty() ? "unknown" : T(md.framework);
   if (!md.framework_version.empty()) fw += " " + T(md.framework_version);
   Fact(out, "Framework", fw, layout);
+  // Which advice variant the findings carry: the job as the trace shows it.
+  if (!in.contexts.empty()) {
+    const JobProfile& job = in.contexts.front()->job_profile();
+    std::string kind =
+        job.kind == JobKind::kTraining
+            ? "training (backward or optimizer ops in the trace)"
+        : job.kind == JobKind::kInference
+            ? "inference (forward only: no backward or optimizer op in the trace)"
+            : "unknown (the trace does not show whether it trains)";
+    if (job.llm) kind += "; LLM generation or serving names";
+    Fact(out, "Job", kind, layout);
+  }
   std::string ranks = fmt::format("{} loaded", in.ranks.size());
   if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
   if (!md.backend.empty()) ranks += fmt::format(", backend {}", T(md.backend));
