@@ -180,6 +180,14 @@ MissingWorkFound FindMissingWork(AnalysisContext& ctx) {
   MissingWorkFound out;
   const std::vector<DeviceActivity>& devices = ctx.device_activity();
   if (devices.empty()) return out;
+  // A short wait counts against the analysed steps only when it is in one:
+  // start-up and warm-up waits are not steady work.
+  const std::vector<Step>& steps = ctx.steps().steps;
+  auto in_steps = [&](SliceId s) {
+    auto it = std::upper_bound(steps.begin(), steps.end(), c.ts_ns[s],
+                               [](TimeNs t, const Step& st) { return t < st.start_ns; });
+    return it != steps.begin() && c.ts_ns[s] < std::prev(it)->end_ns;
+  };
   auto idle_in = [&](SliceId s) {
     TimeNs busy_ns = 0;
     for (const DeviceActivity& d : devices) {
@@ -201,7 +209,7 @@ MissingWorkFound FindMissingWork(AnalysisContext& ctx) {
     if (!nested && idle_ns >= kMissingWorkIdleNs) {
       out.long_waits.Add(name, c.ts_ns[s], c.end_ns(s), idle_ns, IdleSince(devices, c.ts_ns[s]));
     } else if (idle_ns >= kMissingWorkShortIdleNs && tl.HasFlag(s, kFlagSyncCall) &&
-               IsSynchronizeCall(name)) {
+               IsSynchronizeCall(name) && in_steps(s)) {
       out.short_waits.Add(name, c.ts_ns[s], c.end_ns(s), idle_ns,
                           IdleSince(devices, c.ts_ns[s]));
     }

@@ -356,6 +356,18 @@ TEST(TraceIntegrityTest, ShortSynchronizeWaitsOnAnIdleDeviceLimitTheTrace) {
   EXPECT_EQ(CheckOf(Analyse(ShortWaits(4 * kNsPerMs, 40 * kNsPerMs))->integrity(),
                     "missing_device_work").status,
             CheckStatus::kOk);
+  // The same waits before the first step (start-up) are not steady work.
+  Scenario startup;
+  startup.Device(DeviceSpec::A100());
+  for (int k = 0; k < 4; ++k) {
+    startup.Kernel("init", 100 * kNsPerUs).HostCall("cudaDeviceSynchronize", 5 * kNsPerMs);
+  }
+  for (int k = 1; k <= 4; ++k) {
+    startup.BeginStep(k).OpKernels("aten::mm", "gemm", 4, 10 * kNsPerUs, kNsPerMs).Sync();
+    startup.EndStep();
+  }
+  EXPECT_EQ(CheckOf(Analyse(startup)->integrity(), "missing_device_work").status,
+            CheckStatus::kOk);
   // A blocking copy leaves the device idle while the host stages pageable
   // memory: no evidence of missing work.
   EXPECT_EQ(CheckOf(Analyse(ShortWaits(5 * kNsPerMs, 400 * kNsPerUs, "cudaMemcpy"))->integrity(),
