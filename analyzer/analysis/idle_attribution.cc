@@ -12,7 +12,6 @@
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
-#include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
 
@@ -37,14 +36,7 @@ class HostIndex {
     }
     absl::flat_hash_map<TrackId, std::vector<Interval>> spans;  // by ThreadOf
     for (SliceId s = 0; s < c.size(); ++s) {
-      const EventKind k = c.kind[s];
-      if (k != EventKind::kPythonFunction && k != EventKind::kCpuOp) continue;
-      std::string_view name = tl.str(c.name[s]);
-      const bool profiler =
-          k == EventKind::kPythonFunction
-              ? Contains(name, "torch/autograd/profiler") || Contains(name, "torch/profiler/")
-              : name.starts_with("profiler::_record_function");
-      if (profiler && c.dur_ns[s] > 0) {
+      if (tl.HasFlag(s, kFlagProfilerCode) && c.dur_ns[s] > 0) {
         spans[ThreadOf(c.track[s])].push_back({c.ts_ns[s], c.end_ns(s)});
       }
     }

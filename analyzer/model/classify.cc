@@ -111,6 +111,14 @@ uint16_t ClassifyFlags(EventKind kind, std::string_view name) {
         flags |= kFlagBackward;
       }
       if (name.starts_with("Optimizer.")) flags |= kFlagOptimizer;
+      if (kind == EventKind::kCpuOp && name.starts_with("profiler::_record_function")) {
+        flags |= kFlagProfilerCode;
+      }
+      break;
+    case EventKind::kPythonFunction:
+      if (Contains(name, "torch/autograd/profiler") || Contains(name, "torch/profiler/")) {
+        flags |= kFlagProfilerCode;
+      }
       break;
     case EventKind::kRuntime:
     case EventKind::kDriver:

@@ -60,6 +60,12 @@ TEST(Classify, DataLoaderSyncLaunch) {
   EXPECT_TRUE(ClassifyFlags(EventKind::kDriver, "cuLaunchKernelEx") & kFlagLaunch);
   EXPECT_TRUE(ClassifyFlags(EventKind::kRuntime, "hipGraphLaunch") & kFlagGraphLaunch);
   EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp, "aten::item") & kFlagImplicitSync);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kPythonFunction,
+                            "torch/autograd/profiler.py(776): __exit__") & kFlagProfilerCode);
+  EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp, "profiler::_record_function_exit._RecordFunction") &
+              kFlagProfilerCode);
+  EXPECT_FALSE(ClassifyFlags(EventKind::kPythonFunction, "train.py(52): log_metrics") &
+               kFlagProfilerCode);
 }
 
 TEST(Classify, MemcpyNames) {

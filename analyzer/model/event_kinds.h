@@ -54,6 +54,9 @@ enum EventFlag : uint16_t {
   kFlagBackward = 1 << 7,       // autograd::engine::evaluate_function: ...
   kFlagGpuStepMarker = 1 << 8,  // ProfilerStep#N on a device stream
   kFlagOptimizer = 1 << 9,      // Optimizer.step#... annotations
+  // The profiler's own host code: torch.profiler's step, record_function's
+  // enter/exit (Python frames, profiler::_record_function_* ops).
+  kFlagProfilerCode = 1 << 10,
 };
 
 enum class TrackKind : uint8_t {
