@@ -164,7 +164,9 @@ TEST(CommLateRankTest, SlowerComputeRankIsLateAndTakesTheWaitingFromExposedComm)
                         comm->recoverable_share * 100));
   ASSERT_EQ(comm->rank_values.size(), 2u);
   for (const RankValue& v : comm->rank_values) {
-    if (v.fired) EXPECT_LE(v.recoverable_ns_per_step, comm->recoverable_ns_per_step);
+    if (v.fired) {
+      EXPECT_LE(v.recoverable_ns_per_step, comm->recoverable_ns_per_step);
+    }
   }
 }
 

@@ -182,6 +182,29 @@ std::string NeutralFix(IdleCause cause) {
   }
 }
 
+// Host silence in a trace whose host side is only CUDA/HIP API calls is the
+// recording's blind spot, not a hint of hidden Python: the framework's
+// dispatch and the program's own code run between the calls unrecorded.
+std::string ApiOnlyHostSilentFix(const JobProfile& job) {
+  if (job.capture) {
+    return fmt::format(
+        "The host ran code between its CUDA calls that the capture cannot see (tracelint "
+        "capture records CUDA API calls and NVTX ranges only): mark the step's host phases "
+        "with NVTX ranges ({}) or sample the host with py-spy or perf to find it, then move "
+        "it off the step or overlap it with GPU work.",
+        job.is_pytorch() ? "torch.cuda.nvtx.range" : "nvtxRangePushA/nvtxRangePop");
+  }
+  if (job.is_pytorch()) {
+    return "The trace records no host ops (the profiler ran without ProfilerActivity.CPU), so "
+           "what the host did between its CUDA calls is unknown: profile with "
+           "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and with_stack=True to "
+           "see it.";
+  }
+  return "The trace records the host only as CUDA/HIP API calls, so what it did between them "
+         "is unknown: trace the host's own code (the framework's CPU activity, NVTX ranges, or "
+         "a sampling profiler) to find it, then move it off the step.";
+}
+
 // The fix for a cause, for the job at hand: TensorFlow and JAX have their
 // own input pipelines and profilers (never with_stack=True), inference has
 // requests and decode steps, not DataLoader epochs and training loops.
@@ -189,6 +212,7 @@ std::string NeutralFix(IdleCause cause) {
 std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode where) {
   const bool tf = job.framework == JobFramework::kTensorFlow;
   const bool jax = job.framework == JobFramework::kJax;
+  if (owned.cause == IdleCause::kHostSilent && job.host_api_only) return ApiOnlyHostSilentFix(job);
   if (!job.is_pytorch() && !tf && !jax) return NeutralFix(owned.cause);
   switch (owned.cause) {
     case IdleCause::kDataLoader:

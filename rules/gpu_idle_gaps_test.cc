@@ -103,6 +103,45 @@ TEST(GpuIdleGapsTest, AGapWithNoHostEventSaysSo) {
   EXPECT_THAT(silent->message, Not(HasSubstr("(no host event)")));
 }
 
+// With no host op recorded (the profiler without ProfilerActivity.CPU),
+// host silence is the recording's blind spot: the fix says how to record
+// the host, not with_stack alone.
+TEST(GpuIdleGapsTest, HostSilenceWithOnlyApiCallsSaysToRecordTheHost) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).Idle(6 * kNsPerMs);
+    for (int i = 0; i < 10; ++i) s.Kernel("ampere_bf16_s16816gemm_bf16_128x128", kNsPerMs);
+    s.Sync().EndStep();
+  }
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, s);
+  const Finding* silent = FindCause(out, "host_silent");
+  ASSERT_NE(silent, nullptr);
+  EXPECT_THAT(silent->fix, HasSubstr("ProfilerActivity.CPU"));
+  EXPECT_THAT(silent->fix, Not(HasSubstr("Python without with_stack")));
+}
+
+// The same silence in a `tracelint capture` trace: NVTX ranges or a
+// sampling profiler, in PyTorch's words only for PyTorch.
+TEST(GpuIdleGapsTest, HostSilenceInACaptureSaysToMarkTheHost) {
+  for (std::string_view framework : {"PyTorch", ""}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100()).Framework(framework).TracelintCapture();
+    for (int k = 1; k <= 4; ++k) {
+      s.BeginStep(k).Idle(6 * kNsPerMs);
+      for (int i = 0; i < 10; ++i) s.Kernel("ampere_bf16_s16816gemm_bf16_128x128", kNsPerMs);
+      s.Sync().EndStep();
+    }
+    GpuIdleGapsRule rule;
+    RuleOutcome out = RunRule(rule, s);
+    const Finding* silent = FindCause(out, "host_silent");
+    ASSERT_NE(silent, nullptr) << framework;
+    EXPECT_THAT(silent->fix, HasSubstr("the capture cannot see")) << framework;
+    EXPECT_THAT(silent->fix, HasSubstr(framework.empty() ? "nvtxRangePushA" : "torch.cuda.nvtx"));
+  }
+}
+
 TEST(GpuIdleGapsTest, QuietWhenTheGpuIsBusy) {
   GpuIdleGapsRule rule;
   RuleOutcome out = RunRule(rule, case_studies::Healthy());

@@ -130,8 +130,11 @@ void AddCopy(const Timeline& tl, const DeviceActivity& da, SliceId s, DeviceH2d&
     out.worst_copy = s;
   }
 
+  // With no framework op above it (a CUPTI capture, a C++ program), the
+  // runtime call that issued the copy is the best name the trace has.
+  const SliceId named = launch.op != kNoIndex ? launch.op : launch.launch;
   const std::string op_name =
-      launch.op != kNoIndex ? std::string(tl.str(c.name[launch.op])) : "(no linked host op)";
+      named != kNoIndex ? std::string(tl.str(c.name[named])) : "(no linked host call)";
   const std::string dims = ArgText(tl, launch.op, "Input Dims");
   const std::string key = fmt::format("{}|{}|{}|{}", op_name, dims, dtype,
                                       MemorySpaceName(kind.src));
@@ -218,7 +221,8 @@ std::string BuildFix(const DeviceH2d& d, int64_t steps, double small_copy_bytes,
         "steps instead of round trips through NumPy");
   } else if (d.pageable.count > 0 && !job.is_pytorch()) {
     fixes.push_back(
-        "copy from pinned (page-locked) host buffers, asynchronously, so copies overlap "
+        "copy from pinned (page-locked) host buffers (cudaMallocHost/hipHostMalloc, or "
+        "cudaHostRegister on an existing buffer) with cudaMemcpyAsync, so copies overlap "
         "compute and run at full bandwidth");
   } else if (d.pageable.count > 0) {
     fixes.push_back(

@@ -150,10 +150,13 @@ std::string SyncFix(const JobProfile& job) {
       break;
   }
   if (job.is_inference()) {
-    return "Keep values on the GPU between iterations: copy results back once per batch "
-           "(non_blocking into pinned memory) instead of .item()/.tolist() inside the loop, "
-           "check conditions with tensor ops (in a generation loop, sample and test the stop "
-           "criteria on the GPU), and drop explicit torch.cuda.synchronize() from it.";
+    // Generation loops only where the trace shows LLM names.
+    return fmt::format(
+        "Keep values on the GPU between iterations: copy results back once per batch "
+        "(non_blocking into pinned memory) instead of .item()/.tolist() inside the loop, "
+        "check conditions with tensor ops{}, and drop explicit torch.cuda.synchronize() from "
+        "it.",
+        job.llm ? " (in a generation loop, sample and test the stop criteria on the GPU)" : "");
   }
   return "Keep values on the GPU: accumulate metrics as tensors and call .item()/.cpu() every N "
          "steps (or after the loop); replace data-dependent shapes (nonzero, boolean masks) "

@@ -13,17 +13,23 @@ namespace tracelint {
 namespace {
 
 constexpr std::string_view kTopItems = "TopItems";
-constexpr std::string_view kWarmupSchedule =
+constexpr std::string_view kWarmupScheduleTorch =
     "`torch.profiler.schedule(wait=1, warmup=2, active=3)`";
+
+// A `tracelint capture` starts recording with the program: its lever is
+// --delay, whichever framework the program uses.
+constexpr std::string_view kCaptureDelay =
+    "`tracelint capture --delay S`, with S past the first steps";
 
 // TensorFlow and JAX users start their profiler by hand: the advice is where
 // to start it, in their API (in none for a framework the trace does not name).
-std::string NonTorchFix(OneTimeKind kind, JobFramework framework) {
-  const bool tf = framework == JobFramework::kTensorFlow;
-  const bool jax = framework == JobFramework::kJax;
+std::string NonTorchFix(OneTimeKind kind, const JobProfile& job) {
+  const bool tf = job.framework == JobFramework::kTensorFlow;
+  const bool jax = job.framework == JobFramework::kJax;
   const std::string start =
-      tf    ? "start the profiler after the first steps (tf.profiler.experimental.start after "
-              "warm-up, or the Keras TensorBoard callback's profile_batch=(10, 15))"
+      job.capture ? fmt::format("start the capture after the first steps ({})", kCaptureDelay)
+      : tf ? "start the profiler after the first steps (tf.profiler.experimental.start after "
+             "warm-up, or the Keras TensorBoard callback's profile_batch=(10, 15))"
       : jax ? "start the profiler after the first steps (jax.profiler.start_trace once the "
               "jitted step has run a few times)"
             : "start the profiler after the first steps, once the step has run a few times";
@@ -40,34 +46,35 @@ std::string NonTorchFix(OneTimeKind kind, JobFramework framework) {
 }
 
 std::string FixFor(OneTimeKind kind, const JobProfile& job) {
-  if (!job.is_pytorch()) return NonTorchFix(kind, job.framework);
+  if (!job.is_pytorch()) return NonTorchFix(kind, job);
+  const std::string_view warmup = job.capture ? kCaptureDelay : kWarmupScheduleTorch;
   switch (kind) {
     case OneTimeKind::kCompilation:
       return fmt::format(
           "Compilation is a one-time cost: profile after the first compiled calls ({}). If it "
           "shows up in every step, the model recompiles: check `TORCH_LOGS=recompiles`.",
-          kWarmupSchedule);
+          warmup);
     case OneTimeKind::kGraphCapture:
       return fmt::format(
           "Graph capture is a one-time cost: profile the graph replays, not the capture (start "
           "the profiler after capture, e.g. {}).",
-          kWarmupSchedule);
+          warmup);
     case OneTimeKind::kAutotuning:
       return fmt::format(
           "cuDNN benchmark is a one-time cost: `torch.backends.cudnn.benchmark=True` times the "
           "candidate algorithms on the first call for each input shape. Profile after warm-up "
           "({}) and keep input shapes fixed so it runs once.",
-          kWarmupSchedule);
+          warmup);
     case OneTimeKind::kModuleLoading:
       return fmt::format(
           "Module loading is a one-time cost of each kernel's first launch: profile after "
           "warm-up ({}).",
-          kWarmupSchedule);
+          warmup);
     case OneTimeKind::kContextCreation:
       return fmt::format(
           "Context creation and the first allocations are a one-time start-up cost: profile "
           "after warm-up ({}).",
-          kWarmupSchedule);
+          warmup);
   }
   return "";
 }

@@ -24,6 +24,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::DeviceSpec;
 using testing::KernelOptions;
 using testing::Scenario;
@@ -116,6 +117,24 @@ TEST(WarmupOneTimeCostTest, WarmupOnlyWindowMakesNoPerStepClaim) {
   EXPECT_EQ(f.severity, FindingSeverity::kMedium) << "no steady step: at most medium";
   EXPECT_THAT(f.fix, HasSubstr("torch.profiler.schedule(wait=1, warmup=2, active=3)"));
   EXPECT_THAT(f.message, HasSubstr("the window left out of per-step statistics"));
+}
+
+// A `tracelint capture` recording starts with the program: the lever is its
+// --delay, for a PyTorch program and any other alike.
+TEST(WarmupOneTimeCostTest, ACaptureIsToldToStartLater) {
+  for (std::string_view framework : {"PyTorch", ""}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100()).Framework(framework).TracelintCapture();
+    s.BeginOp("aten::mm")
+        .Kernel("ampere_bf16_s16816gemm_bf16_128x128", kMs, SlowFirstLaunch())
+        .End();
+    s.OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 5, kMs, 10 * kNsPerUs);
+    s.Sync();
+    Ranked r = Rank(s);
+    const Finding& f = OneTime(r);
+    EXPECT_THAT(f.fix, HasSubstr("tracelint capture --delay S")) << framework;
+    EXPECT_THAT(f.fix, Not(HasSubstr("torch.profiler"))) << framework;
+  }
 }
 
 TEST(WarmupOneTimeCostTest, WarmupStepIsLeftOutOfStatisticsAndSavings) {

@@ -15,6 +15,18 @@ bool IsBackwardName(std::string_view name) {
   return Contains(name, "Backward") || Contains(name, "_backward") ||
          name.starts_with("autograd::");
 }
+// Lower-case fragments of kernel names that only a backward pass launches:
+// cuDNN's data and weight gradient convolutions and batch-norm backward,
+// and PyTorch's *_backward kernels. A forward or inference step has none.
+constexpr std::string_view kBackwardKernelMarkers[] = {"backward", "dgrad", "wgrad", "bn_bw"};
+
+bool IsBackwardKernelName(std::string_view lower) {
+  for (std::string_view marker : kBackwardKernelMarkers) {
+    if (lower.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 bool IsOptimizerName(std::string_view name) {
   return name.starts_with("Optimizer.") || name.starts_with("aten::_fused_adam") ||
          Contains(name, "zero_grad");
@@ -32,9 +44,7 @@ constexpr std::string_view kLlmMarkers[] = {
     "deepseek",    "gpt2",           "gptneox",        "causallm",
 };
 
-bool IsLlmName(std::string_view name, std::string& lower) {
-  lower.assign(name);
-  for (char& ch : lower) ch = AsciiLower(ch);
+bool IsLlmName(std::string_view lower) {
   for (std::string_view marker : kLlmMarkers) {
     if (lower.find(marker) != std::string::npos) return true;
   }
@@ -103,19 +113,36 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
     p.framework = JobFramework::kOther;
   }
   const SliceColumns& c = tl.slices();
-  int64_t framework_ops = 0;
+  p.capture = tl.metadata().tracelint_capture;
+  // A capture of any CUDA program names no framework; PyTorch's kernels
+  // name it. Other traces keep what their metadata says (an unnamed Chrome
+  // trace gets advice in no framework's API).
+  const bool framework_unknown = fw.empty() && p.capture;
+  int64_t api_calls = 0, python_frames = 0;
   // Names repeat (one per launch): each distinct name is matched once.
   std::vector<bool> name_seen(tl.strings().size(), false);
   std::string lower;
   for (SliceId s = 0; s < c.size(); ++s) {
     EventKind k = c.kind[s];
     std::string_view name = tl.str(c.name[s]);
-    if (!p.llm && c.name[s] < name_seen.size() && !name_seen[c.name[s]]) {
+    if (k == EventKind::kRuntime || k == EventKind::kDriver) ++api_calls;
+    if (k == EventKind::kPythonFunction) ++python_frames;
+    if (c.name[s] < name_seen.size() && !name_seen[c.name[s]]) {
       name_seen[c.name[s]] = true;
-      p.llm = IsLlmName(name, lower);
+      lower.assign(name);
+      for (char& ch : lower) ch = AsciiLower(ch);
+      if (!p.llm) p.llm = IsLlmName(lower);
+      if (k == EventKind::kKernel) {
+        if (IsBackwardKernelName(lower)) ++p.backward_kernels;
+        if (framework_unknown && !p.framework_from_kernels &&
+            name.find("at::native::") != std::string_view::npos) {
+          p.framework = JobFramework::kPyTorch;
+          p.framework_from_kernels = true;
+        }
+      }
     }
+    if (k == EventKind::kCpuOp) ++p.host_ops;
     if (k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) {
-      ++framework_ops;
       if (tl.HasFlag(s, kFlagBackward) || IsBackwardName(name)) ++p.backward_ops;
       if (tl.HasFlag(s, kFlagOptimizer) || IsOptimizerName(name)) ++p.optimizer_ops;
     } else if (k == EventKind::kKernel && tl.HasFlag(s, kFlagCollective)) {
@@ -136,11 +163,14 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
       if (Contains(name, "gradients/") || Contains(name, "transpose(jvp(")) ++p.backward_ops;
     }
   }
-  if (p.backward_ops > 0 || p.optimizer_ops > 0) {
+  p.host_api_only = api_calls > 0 && p.host_ops == 0 && python_frames == 0;
+  if (p.backward_ops > 0 || p.optimizer_ops > 0 || p.backward_kernels > 0) {
     p.kind = JobKind::kTraining;
-  } else if (framework_ops > 0 && p.framework == JobFramework::kPyTorch) {
+  } else if (p.host_ops > 0 && p.framework == JobFramework::kPyTorch &&
+             !p.framework_from_kernels) {
     // PyTorch records every op; none of a backward pass or an optimizer
-    // over a whole trace means the model only ran forward.
+    // over a whole trace means the model only ran forward. Annotations
+    // alone (ProfilerStep#, NVTX ranges) record no op.
     p.kind = JobKind::kInference;
   }
   TimeNs best_ns = 0;

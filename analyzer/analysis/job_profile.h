@@ -31,6 +31,21 @@ struct JobProfile {
   JobFramework framework = JobFramework::kPyTorch;
   int64_t backward_ops = 0;   // autograd evaluate_function / *Backward ops
   int64_t optimizer_ops = 0;  // Optimizer.step / zero_grad annotations
+  // Kernels only a backward pass launches (cuDNN dgrad/wgrad, *_backward):
+  // the evidence of training in a trace with no framework ops (a CUPTI
+  // capture, or PyTorch's profiler without ProfilerActivity.CPU).
+  int64_t backward_kernels = 0;
+  // Framework ops (cpu_op) in the trace. Without them, a forward-only
+  // trace is not evidence of inference: nothing recorded the host's ops.
+  int64_t host_ops = 0;
+  // The host side holds only CUDA/HIP API calls (and annotations): time
+  // between them is code nobody recorded, and the advice says how to see it.
+  bool host_api_only = false;
+  // Written by `tracelint capture` (RunMetadata::tracelint_capture).
+  bool capture = false;
+  // The framework came from kernel names (PyTorch's at::native kernels),
+  // not from the trace's metadata.
+  bool framework_from_kernels = false;
   // Names only LLM generation or serving leaves (a KV cache, paged or
   // split-KV attention, prefill, vLLM/SGLang/FlashInfer, a decoder-only
   // model's modules): LLM advice is given only with this evidence.

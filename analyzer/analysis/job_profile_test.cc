@@ -49,6 +49,54 @@ TEST(JobProfile, LlmNeedsKvCacheOrServingNames) {
   }
 }
 
+// PyTorch's profiler without ProfilerActivity.CPU (or any trace whose host
+// side is API calls alone): step annotations are no framework ops, so a
+// forward-only kernel list says nothing about inference.
+TEST(JobProfile, AnnotationsWithoutOpsAreNoEvidenceOfInference) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(0).Kernel(kGemm, kNsPerMs).Sync().EndStep();
+  JobProfile p = ProfileOf(s);
+  EXPECT_EQ(p.kind, JobKind::kUnknown);
+  EXPECT_EQ(p.host_ops, 0);
+  EXPECT_TRUE(p.host_api_only);
+  EXPECT_FALSE(p.capture);
+  EXPECT_TRUE(ProfileOf(Forward()).host_ops > 0);
+  EXPECT_FALSE(ProfileOf(Forward()).host_api_only);
+}
+
+// Kernels only a backward pass launches are training evidence on their own;
+// a forward conv kernel is not.
+TEST(JobProfile, BackwardKernelsAloneAreTraining) {
+  for (const char* name : {"sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32",
+                           "void cudnn::bn_bw_1C11_singleread<float, 512, true, 1, 2, 0>",
+                           "void (anonymous namespace)::softmax_warp_backward<float, float>"}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    s.BeginStep(0).Kernel(name, kNsPerMs).Sync().EndStep();
+    JobProfile p = ProfileOf(s);
+    EXPECT_EQ(p.kind, JobKind::kTraining) << name;
+    EXPECT_EQ(p.backward_kernels, 1) << name;
+  }
+  Scenario fwd;
+  fwd.Device(DeviceSpec::A100());
+  fwd.BeginStep(0).Kernel("sm90_xmma_fprop_implicit_gemm_f32f32", kNsPerMs).Sync().EndStep();
+  EXPECT_EQ(ProfileOf(fwd).backward_kernels, 0);
+}
+
+// Only a tracelint capture takes its framework from kernel names
+// (kineto_from_capture_test.cc): an unnamed Chrome trace of another tool
+// keeps advice in no framework's API.
+TEST(JobProfile, AtenKernelsNameNoFrameworkOutsideACapture) {
+  constexpr char kAten[] = "void at::native::vectorized_elementwise_kernel<4, at::native::Fill>";
+  Scenario s;
+  s.Device(DeviceSpec::A100()).Framework("");
+  s.BeginStep(0).Kernel(kAten, kNsPerMs).Sync().EndStep();
+  JobProfile p = ProfileOf(s);
+  EXPECT_EQ(p.framework, JobFramework::kOther);
+  EXPECT_FALSE(p.framework_from_kernels);
+}
+
 TEST(JobProfile, BackwardOrOptimizerIsTraining) {
   Scenario s;
   s.Device(DeviceSpec::A100());

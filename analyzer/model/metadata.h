@@ -39,6 +39,10 @@ struct RunMetadata {
   // relative to it, but it still dates the capture (run grouping, run order).
   TimeNs late_base_time_ns = 0;
   std::string trace_name;
+  // Written by `tracelint capture` (a CUPTI recording): the host side holds
+  // CUDA API calls and NVTX ranges only, and no framework recorded anything,
+  // so the Kineto-style keys date no PyTorch version.
+  bool tracelint_capture = false;
   // The device family the events themselves show ("MTIA" from mtia_*
   // categories), for traces whose deviceProperties are missing; empty
   // when the events do not say.

@@ -282,6 +282,7 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   if (m.framework.empty()) m.framework = o.framework;
   if (m.framework_version.empty()) m.framework_version = o.framework_version;
   if (m.trace_name.empty()) m.trace_name = o.trace_name;
+  m.tracelint_capture = m.tracelint_capture || o.tracelint_capture;
   if (m.host_name.empty()) m.host_name = o.host_name;
   m.events_read += o.events_read;
   part = TimelineBuilder();

@@ -122,19 +122,27 @@ void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
                                          : T(in.input_path),
        layout);
   Fact(out, "Format", md.format.empty() ? "unknown" : T(md.format), layout);
+  const JobProfile* job = in.contexts.empty() ? nullptr : &in.contexts.front()->job_profile();
   std::string fw = md.framework.empty() ? "unknown" : T(md.framework);
+  if (md.framework.empty() && job != nullptr && job->framework_from_kernels) {
+    fw = "PyTorch (inferred from at::native kernel names)";
+  }
   if (!md.framework_version.empty()) fw += " " + T(md.framework_version);
+  if (md.tracelint_capture) fw += "; tracelint capture (CUDA API calls and NVTX ranges only)";
   Fact(out, "Framework", fw, layout);
   // Which advice variant the findings carry: the job as the trace shows it.
-  if (!in.contexts.empty()) {
-    const JobProfile& job = in.contexts.front()->job_profile();
+  if (job != nullptr) {
     std::string kind =
-        job.kind == JobKind::kTraining
-            ? "training (backward or optimizer ops in the trace)"
-        : job.kind == JobKind::kInference
+        job->kind == JobKind::kTraining
+            ? (job->backward_ops > 0 || job->optimizer_ops > 0
+                   ? "training (backward or optimizer ops in the trace)"
+                   : "training (backward-pass kernels in the trace: dgrad, wgrad, *_backward)")
+        : job->kind == JobKind::kInference
             ? "inference (forward only: no backward or optimizer op in the trace)"
+        : job->host_api_only
+            ? "unknown (the host is recorded only as API calls, and no backward-pass kernel)"
             : "unknown (the trace does not show whether it trains)";
-    if (job.llm) kind += "; LLM generation or serving names";
+    if (job->llm) kind += "; LLM generation or serving names";
     Fact(out, "Job", kind, layout);
   }
   std::string ranks = fmt::format("{} loaded", in.ranks.size());

@@ -110,6 +110,11 @@ Scenario& Scenario::Framework(std::string_view name) {
   return *this;
 }
 
+Scenario& Scenario::TracelintCapture() {
+  tracelint_capture_ = true;
+  return *this;
+}
+
 Scenario& Scenario::WithoutCorrelation() {
   with_correlation_ = false;
   return *this;
@@ -483,6 +488,7 @@ absl::StatusOr<Timeline> Scenario::BuildTimeline() const {
   RunMetadata& m = b.metadata();
   m.format = "kineto-json";
   m.framework = framework_;
+  m.tracelint_capture = tracelint_capture_;
   m.trace_name = "scenario";
   m.rank = rank_;
   m.world_size = world_size_;

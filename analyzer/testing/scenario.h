@@ -133,6 +133,9 @@ class Scenario {
   // and "JAX" as the XSpace converter names them). Only BuildTimeline()
   // carries it: a Kineto JSON file is always PyTorch's.
   Scenario& Framework(std::string_view name);
+  // Marks the timeline as written by `tracelint capture`
+  // (RunMetadata::tracelint_capture); BuildTimeline() only, like Framework().
+  Scenario& TracelintCapture();
 
   // ---- host cursor
   // Subsequent host calls go to this thread (default kMainTid).
@@ -270,6 +273,7 @@ class Scenario {
   int world_size_ = -1;
   std::string backend_;
   std::string framework_ = "PyTorch";
+  bool tracelint_capture_ = false;
   bool with_correlation_ = true;
   bool unbalanced_end_ = false;
 };

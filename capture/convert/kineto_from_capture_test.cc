@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/model/timeline_invariants.h"
@@ -243,6 +244,48 @@ TEST(CaptureToKineto, KernelsKeepTimesCorrelationsAndLaunchConfig) {
   EXPECT_EQ(tl.metadata().devices[0].sm_count, 132);
   EXPECT_EQ(tl.metadata().devices[0].compute_major, 9);
   EXPECT_EQ(tl.metadata().rank, -1);
+}
+
+// The capture writes Kineto's keys (baseTimeNanoseconds) but no framework
+// recorded anything: no PyTorch version is guessed, nothing says the job only
+// ran forward, and the host is known only by its API calls.
+TEST(CaptureToKineto, TheCaptureNamesNoFrameworkAndNoInference) {
+  TempDir dir;
+  Synth synth(3);
+  Timeline tl = ConvertAndParse(dir, synth.r, {});
+  EXPECT_TRUE(tl.metadata().tracelint_capture);
+  EXPECT_EQ(tl.metadata().framework, "");
+  EXPECT_EQ(tl.metadata().framework_version, "");
+  EXPECT_EQ(tl.metadata().format, "kineto-json");
+  JobProfile job = ComputeJobProfile(tl);
+  EXPECT_EQ(job.kind, JobKind::kUnknown);
+  EXPECT_EQ(job.framework, JobFramework::kOther);
+  EXPECT_TRUE(job.capture);
+  EXPECT_TRUE(job.host_api_only);
+  EXPECT_EQ(job.host_ops, 0);
+}
+
+// A captured PyTorch training loop: its kernel names say both.
+TEST(CaptureToKineto, BackwardAndAtenKernelsSayPyTorchTraining) {
+  TempDir dir;
+  Synth synth(3);
+  uint64_t t = 1'000'000 + 5'600'000;
+  uint32_t c = synth.Api("cudaLaunchKernel_v7000", ApiDomain::kRuntime, t, 5000);
+  synth.Kernel("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
+               c, t + 10'000, 100'000);
+  Timeline forward = ConvertAndParse(dir, synth.r, {});
+  JobProfile p = ComputeJobProfile(forward);
+  EXPECT_EQ(p.framework, JobFramework::kPyTorch);
+  EXPECT_TRUE(p.framework_from_kernels);
+  EXPECT_EQ(p.kind, JobKind::kUnknown);  // forward kernels alone prove no inference
+
+  TempDir dir2;
+  c = synth.Api("cudaLaunchKernel_v7000", ApiDomain::kRuntime, t + 200'000, 5000);
+  synth.Kernel("sm90_xmma_dgrad_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc", c, t + 300'000,
+               100'000);
+  JobProfile q = ComputeJobProfile(ConvertAndParse(dir2, synth.r, {}));
+  EXPECT_EQ(q.kind, JobKind::kTraining);
+  EXPECT_EQ(q.backward_kernels, 1);
 }
 
 TEST(CaptureToKineto, CopiesAndMemsetsKeepKindAndMemory) {

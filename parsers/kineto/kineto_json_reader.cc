@@ -289,6 +289,8 @@ error_code ReadMetaFields(od::object top, RawMeta* meta) {
       if (error_code e = ReadDistributed(obj, meta)) return e;
     } else if (key == "baseTimeNanoseconds") {
       meta->base_time_text = ScalarText(v);
+    } else if (key == "tracelint_capture") {
+      meta->tracelint_capture = true;
     } else if (key == "displayTimeUnit") {
       meta->has_display_time_unit = true;
     } else if ((key == "traceName" || key == "host_name" || key == "hostname") &&

@@ -79,6 +79,7 @@ bool HasKinetoEvidence(uint32_t features, const RawMeta& meta) {
   return (features & kKinetoFeatures) != 0 || meta.schema_version.has_value() ||
          meta.has_device_properties || meta.has_distributed_info ||
          meta.base_time_text.has_value() || meta.nvidia_hints || meta.rocm_hints ||
+         meta.tracelint_capture ||
          !meta.trace_name.empty();
 }
 
@@ -104,8 +105,14 @@ void FillMetadata(const std::string& path, const RawMeta& meta, uint32_t feature
   m.source_path = path;
   if (HasKinetoEvidence(features, meta)) {
     m.format = "kineto-json";
-    m.framework = "PyTorch";
-    m.framework_version = GuessPytorchVersion(features, meta, bare_array);
+    if (meta.tracelint_capture) {
+      // The capture writes Kineto's keys itself: they date no PyTorch, and
+      // the program may be any CUDA program.
+      m.tracelint_capture = true;
+    } else {
+      m.framework = "PyTorch";
+      m.framework_version = GuessPytorchVersion(features, meta, bare_array);
+    }
   } else {
     m.format = "chrome-json";
     m.framework = std::string(ChromeFramework(chrome.producer));

@@ -103,6 +103,7 @@ struct RawMeta {
   std::string host_name;
   bool rocm_hints = false;    // roctracer/hip version keys
   bool nvidia_hints = false;  // cupti/cuda version keys
+  bool tracelint_capture = false;  // the "tracelint_capture" key
 };
 
 struct ReadResult {
