@@ -106,16 +106,22 @@ TEST(GpuIdleGapsTest, AGapWithNoHostEventSaysSo) {
 // With no host op recorded (the profiler without ProfilerActivity.CPU),
 // host silence is the recording's blind spot: the fix says how to record
 // the host, not with_stack alone.
-TEST(GpuIdleGapsTest, HostSilenceWithOnlyApiCallsSaysToRecordTheHost) {
+// Steps that open with host silence, launching kernels from no op.
+Scenario SilenceWithoutOps(std::string_view framework, bool capture) {
   Scenario s;
-  s.Device(DeviceSpec::A100());
+  s.Device(DeviceSpec::A100()).Framework(framework);
+  if (capture) s.TracelintCapture();
   for (int k = 1; k <= 4; ++k) {
     s.BeginStep(k).Idle(6 * kNsPerMs);
     for (int i = 0; i < 10; ++i) s.Kernel("ampere_bf16_s16816gemm_bf16_128x128", kNsPerMs);
     s.Sync().EndStep();
   }
+  return s;
+}
+
+TEST(GpuIdleGapsTest, HostSilenceWithOnlyApiCallsSaysToRecordTheHost) {
   GpuIdleGapsRule rule;
-  RuleOutcome out = RunRule(rule, s);
+  RuleOutcome out = RunRule(rule, SilenceWithoutOps("PyTorch", false));
   const Finding* silent = FindCause(out, "host_silent");
   ASSERT_NE(silent, nullptr);
   EXPECT_THAT(silent->fix, HasSubstr("ProfilerActivity.CPU"));
@@ -126,15 +132,8 @@ TEST(GpuIdleGapsTest, HostSilenceWithOnlyApiCallsSaysToRecordTheHost) {
 // sampling profiler, in PyTorch's words only for PyTorch.
 TEST(GpuIdleGapsTest, HostSilenceInACaptureSaysToMarkTheHost) {
   for (std::string_view framework : {"PyTorch", ""}) {
-    Scenario s;
-    s.Device(DeviceSpec::A100()).Framework(framework).TracelintCapture();
-    for (int k = 1; k <= 4; ++k) {
-      s.BeginStep(k).Idle(6 * kNsPerMs);
-      for (int i = 0; i < 10; ++i) s.Kernel("ampere_bf16_s16816gemm_bf16_128x128", kNsPerMs);
-      s.Sync().EndStep();
-    }
     GpuIdleGapsRule rule;
-    RuleOutcome out = RunRule(rule, s);
+    RuleOutcome out = RunRule(rule, SilenceWithoutOps(framework, true));
     const Finding* silent = FindCause(out, "host_silent");
     ASSERT_NE(silent, nullptr) << framework;
     EXPECT_THAT(silent->fix, HasSubstr("the capture cannot see")) << framework;
