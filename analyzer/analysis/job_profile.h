@@ -31,9 +31,9 @@ struct JobProfile {
   JobFramework framework = JobFramework::kPyTorch;
   int64_t backward_ops = 0;   // autograd evaluate_function / *Backward ops
   int64_t optimizer_ops = 0;  // Optimizer.step / zero_grad annotations
-  // Kernels only a backward pass launches (cuDNN dgrad/wgrad, *_backward):
-  // the evidence of training in a trace with no framework ops (a CUPTI
-  // capture, or PyTorch's profiler without ProfilerActivity.CPU).
+  // Distinct kernel names only a backward pass launches (cuDNN dgrad/wgrad,
+  // *_backward): the evidence of training in a trace with no framework ops
+  // (a CUPTI capture, or PyTorch's profiler without ProfilerActivity.CPU).
   int64_t backward_kernels = 0;
   // Framework ops (cpu_op) in the trace. Without them, a forward-only
   // trace is not evidence of inference: nothing recorded the host's ops.
