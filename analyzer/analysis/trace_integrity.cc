@@ -44,12 +44,8 @@ Census Count(const Timeline& tl, const StepSet& analysed) {
   const SliceColumns& c = tl.slices();
   // In start order. A step's end may run past the next one's start (its
   // device work); a time there is inside the later step, which is checked.
-  const std::vector<Step>& steps = analysed.steps;
   auto in_steps = [&](TimeNs ts_ns) {
-    if (steps.empty()) return true;
-    auto after = std::upper_bound(steps.begin(), steps.end(), ts_ns,
-                                  [](TimeNs t, const Step& st) { return t < st.start_ns; });
-    return after != steps.begin() && ts_ns < std::prev(after)->end_ns;
+    return analysed.steps.empty() || StepIndexAt(analysed, ts_ns) >= 0;
   };
   Census n;
   n.events = static_cast<int64_t>(c.size());
@@ -182,12 +178,8 @@ MissingWorkFound FindMissingWork(AnalysisContext& ctx) {
   if (devices.empty()) return out;
   // A short wait counts against the analysed steps only when it is in one:
   // start-up and warm-up waits are not steady work.
-  const std::vector<Step>& steps = ctx.steps().steps;
-  auto in_steps = [&](SliceId s) {
-    auto it = std::upper_bound(steps.begin(), steps.end(), c.ts_ns[s],
-                               [](TimeNs t, const Step& st) { return t < st.start_ns; });
-    return it != steps.begin() && c.ts_ns[s] < std::prev(it)->end_ns;
-  };
+  const StepSet& steps = ctx.steps();
+  auto in_steps = [&](SliceId s) { return StepIndexAt(steps, c.ts_ns[s]) >= 0; };
   auto idle_in = [&](SliceId s) {
     TimeNs busy_ns = 0;
     for (const DeviceActivity& d : devices) {
