@@ -70,7 +70,10 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
       busy.emplace_back(d.device, m.step_count > 0 ? d.kernel_busy_ns / m.step_count : 0);
     }
     int device = PrimaryDevice(busy);
-    for (const StepRow* row : SteadyStepSamples(m)) rank.steady_steps.push_back(StepFrom(*row, device));
+    // Every steady step, outliers included (docs/design/contract.md, "diff: outliers").
+    for (const StepRow* row : SteadyStepSamples(input.contexts[i]->steady_step_metrics())) {
+      rank.steady_steps.push_back(StepFrom(*row, device));
+    }
     for (const KernelStat& k : m.top_kernels) rank.kernels.push_back({k.name, k.count, k.total_ns});
     for (const OpStat& o : m.top_ops) rank.ops.push_back({o.name, o.count, o.device_ns});
     run.ranks.push_back(std::move(rank));

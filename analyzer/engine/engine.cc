@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/outlier_owners.h"
+#include "analyzer/analysis/outlier_steps.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/analysis/step_phase.h"
@@ -64,6 +66,10 @@ const WithheldCause* WithheldFor(const TraceIntegrity& integrity, std::string_vi
 // What the trace's integrity allows a finding to claim (trace_integrity.h):
 // the one place where it lowers confidence and caps claims.
 void ApplyIntegrity(const TraceIntegrity& integrity, Finding& f) {
+  if (integrity.confidence_levels_down > 0 && f.one_time_ns == 0) {
+    f.confidence = static_cast<Confidence>(
+        std::max(0, static_cast<int>(f.confidence) - integrity.confidence_levels_down));
+  }
   if (static_cast<int>(f.confidence) > integrity.max_confidence) {
     f.confidence = static_cast<Confidence>(integrity.max_confidence);
   }
@@ -147,6 +153,31 @@ absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
   return out;
 }
 
+// The extra time of each outlier step goes on the finding of the cause that
+// owns it (outlier_owners.h), never into a saving.
+static void AttachOutliers(AnalysisContext& rank, std::vector<RuleOutcome>& outcomes) {
+  if (rank.outlier_steps().indices.empty()) return;
+  const StepSet& steps = rank.steady_steps();
+  for (const OutlierOwner& o : AttributeOutliers(rank)) {
+    if (o.rule_id.empty()) continue;
+    for (RuleOutcome& outcome : outcomes) {
+      if (outcome.rule_id != o.rule_id || !outcome.applicable) continue;
+      auto it = std::find_if(outcome.findings.begin(), outcome.findings.end(), [&](const Finding& f) {
+        return f.one_time_ns == 0 && (o.cause.empty() || f.cause == o.cause);
+      });
+      if (it == outcome.findings.end()) break;
+      it->outlier_step_ns += o.extra_ns;
+      it->outlier_steps.push_back(o.step);
+      it->evidence.push_back(
+          {fmt::format("outlier step {}: {} over the median step, mostly {}; left out of the "
+                       "saving per step",
+                       StepName(steps, o.step), FormatDurationNs(o.extra_ns), o.what),
+           static_cast<double>(o.extra_ns), 0, "ns"});
+      break;
+    }
+  }
+}
+
 std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,
                                       AnalysisContext& rank) {
   // Cached now: a multi-rank run frees the events before the merge reads it.
@@ -170,6 +201,7 @@ std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const Prepar
     }
     outcomes.back().rule_id = id;
   }
+  AttachOutliers(rank, outcomes);
   return outcomes;
 }
 
