@@ -59,11 +59,16 @@ bool IsHostCollectiveName(std::string_view name) {
 
 // Collective kernels that are not NCCL/RCCL-named: symmetric-memory and
 // custom all-reduce kernels (PyTorch SymmetricMemory, vLLM, TensorRT-LLM,
-// sglang), which move data between devices just as NCCL does.
-constexpr std::array<std::string_view, 9> kCustomCollectiveTokens = {
+// sglang), DeepEP's expert-parallel dispatch/combine/notify kernels
+// ("deep_ep::intranode::dispatch", "dpsk::ep::..."), NVSHMEM/rocSHMEM and
+// MSCCL++ kernels, which move data between devices just as NCCL does.
+constexpr std::array<std::string_view, 18> kCustomCollectiveTokens = {
     "multimem_all_reduce", "multimem_all_gather", "multimem_reduce_scatter",
     "cross_device_reduce", "one_shot_all_reduce", "two_shot_all_reduce",
-    "oneshot_all_reduce", "twoshot_all_reduce", "hccl"};
+    "oneshot_all_reduce",  "twoshot_all_reduce",  "hccl",
+    "deep_ep::",           "dpsk::ep",            "deepep",
+    "nvshmem",             "rocshmem",            "mscclpp",
+    "symmetric_memory",    "symm_mem",            "allreduce_fusion"};
 
 MemorySpace ParseSpace(std::string_view s) {
   s = StripAsciiWhitespace(s);
