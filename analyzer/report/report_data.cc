@@ -5,6 +5,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/model/accelerator.h"
@@ -221,8 +222,11 @@ Verdict ComputeVerdict(const ReportInput& input) {
   if (utilization >= kComputeBoundUtilization || largest == nullptr) {
     v.bound = "gpu compute";
     v.share = utilization;
-    v.line = fmt::format("Verdict: gpu compute (rank {}: {} busy with kernels {:.0f}% of the step)",
-                         v.rank, accel, 100 * utilization);
+    // The verdict text names the dominant kernel family and its efficiency
+    // (contract: details go in the text, never in the enum).
+    const std::string family = DominantFamilyText(worst->roofline().summary);
+    v.line = fmt::format("Verdict: gpu compute (rank {}: {} busy with kernels {:.0f}% of the step{})",
+                         v.rank, accel, 100 * utilization, family.empty() ? "" : "; " + family);
     return v;
   }
   v.bound = std::string(largest->bound);

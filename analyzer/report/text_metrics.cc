@@ -18,11 +18,13 @@
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/stats.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/roofline_report.h"
 #include "analyzer/report/text_report_parts.h"
 #include "fmt/format.h"
 
@@ -561,6 +563,11 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     HtaLines(out, ctx.step_metrics(), accelerator, layout);
     MemoryLines(out, ctx, accelerator, layout);
     TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
+    if (std::string block = RooflineTextBlock(ctx.roofline().summary, layout.width,
+                                              layout.verbose());
+        !block.empty()) {
+      out += Heading("Where the device time goes", layout) + block;
+    }
   }
   if (std::optional<Throughput> t = ComputeThroughput(in)) {
     out += Heading("Throughput", layout);
