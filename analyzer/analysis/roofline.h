@@ -72,6 +72,7 @@ struct RooflineOp {
 
 struct RankRoofline {
   int64_t steps = 0;           // analysed (steady) steps covered
+  std::vector<int64_t> step_numbers;  // as the trace names them
   int devices = 0;             // devices with activity in them
   double step_ns = 0;          // mean step
   double busy_ns_per_step = 0;  // all devices' busy time (sum), per step

@@ -103,6 +103,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
   const StepSet& steps = ctx.steps();
   const size_t n = steps.steps.size();
   r.steps = static_cast<int64_t>(n);
+  for (const Step& st : steps.steps) r.step_numbers.push_back(st.number);
   if (n == 0 || ctx.device_activity().empty()) return out;
   Collected col = roofline_internal::Collect(ctx);
   r.devices = static_cast<int>(col.devices.size());

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_phase.h"
@@ -14,6 +15,7 @@
 #include "analyzer/report/diff_html.h"
 #include "analyzer/report/diff_report.h"
 #include "analyzer/report/html_charts.h"
+#include "analyzer/report/roofline_report.h"
 #include "analyzer/report/html_style.h"
 #include "analyzer/report/html_timeline.h"
 #include "analyzer/report/report_data.h"
@@ -302,6 +304,7 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   out += html::UtilizationChart(m, accelerator, ids);
   DeviceMemory(out, *in.contexts[i], accelerator, ids);
   TopTables(out, m, in.options.top_n, accelerator);
+  out += html::RooflineSection(in.contexts[i]->roofline().summary, ids);
 }
 
 // The phases of a rank's steps that are not steady: "ProfilerStep#1
