@@ -6,6 +6,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/roofline.h"
+#include "analyzer/analysis/steps.h"
 #include "analyzer/testing/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -65,10 +66,11 @@ const Finding* Cause(const RuleOutcome& o, const std::string& cause) {
 // bf16 peak, the host idle `idle_ns` after it (so the device bounds the step
 // or not), with `blocks` thread blocks.
 Scenario Gemms(double efficiency, TimeNs idle_ns = 0, int blocks = 1024,
-               DeviceSpec device = DeviceSpec::H100(), std::string_view dims = kGemmDims) {
+               DeviceSpec device = DeviceSpec::H100(), std::string_view dims = kGemmDims,
+               double roofline_ns = kGemmRooflineNs) {
   Scenario s;
   s.Device(device);
-  const TimeNs dur = static_cast<TimeNs>(kGemmRooflineNs / efficiency);
+  const TimeNs dur = static_cast<TimeNs>(roofline_ns / efficiency);
   for (int k = 1; k <= 4; ++k) {
     s.BeginStep(k)
         .BeginOp("aten::mm", ShapeArgs(dims, kBf16x2))
@@ -155,8 +157,26 @@ TEST(KernelEfficiencyTest, SmallOpsHaveLowerTargetsAndLaunchSizedOpsAreNotJudged
   // A 1024^3 GEMM (2.2 us at the roof) at 30% of the roof meets its
   // small-op target (0.5 x 0.4 = 20%): quiet.
   KernelEfficiencyRule rule;
-  const Timeline tl = Build(Gemms(0.3, 0, 1024, DeviceSpec::H100(), "[[1024, 1024], [1024, 1024]]"));
-  EXPECT_TRUE(RunOn(rule, tl, Options(rule, {{"MinSavingShare", 0}})).findings.empty());
+  // 200 of them back to back per step, so the device bounds the steps.
+  const double small_ns = 2.0 * 1024 * 1024 * 1024 / 989.4e3;
+  auto small_gemms = [&](double efficiency) {
+    Scenario s;
+    s.Device(DeviceSpec::H100());
+    for (int k = 1; k <= 4; ++k) {
+      s.BeginStep(k);
+      for (int i = 0; i < 200; ++i) {
+        s.BeginOp("aten::mm", ShapeArgs("[[1024, 1024], [1024, 1024]]", kBf16x2))
+            .Kernel(kGemm, static_cast<TimeNs>(small_ns / efficiency), Grid(1024))
+            .End();
+      }
+      s.Sync().EndStep();
+    }
+    return Build(s);
+  };
+  const RuleOptions any_saving = Options(rule, {{"MinSavingShare", 0}});
+  EXPECT_TRUE(RunOn(rule, small_gemms(0.3), any_saving).findings.empty());
+  // At 15% it is below that target.
+  EXPECT_EQ(RunOn(rule, small_gemms(0.15), any_saving).findings.size(), 1u);
 }
 
 // The saving is claimed only in steps the device bounds: compute kernels

@@ -75,7 +75,7 @@ void ExpectNotJudgeable(const std::string& relative, const Ranking& expected) {
     EXPECT_EQ(f.recoverable_share, 0) << f.rule_id;
     EXPECT_EQ(f.severity, FindingSeverity::kMedium);
   }
-  EXPECT_EQ(a.result.not_judged.size(), 6u) << "every per-step rule says why it cannot judge";
+  EXPECT_EQ(a.result.not_judged.size(), 7u) << "every per-step rule says why it cannot judge";
 }
 
 TEST(CorpusSteadyState, StartUpBenchmarksAreWarmupOnly) {

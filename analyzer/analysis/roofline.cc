@@ -51,6 +51,18 @@ struct HostSide {
   bool in_optimizer = false;
 };
 
+// "[\n  [\n    512\n  ],\n  []\n]" (pretty-printed traces) -> "[[512], []]".
+std::string CompactList(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    out.push_back(c);
+    if (c == ',') out.push_back(' ');
+  }
+  return out;
+}
+
 bool IsHostOp(EventKind k) { return k == EventKind::kCpuOp || k == EventKind::kUserAnnotation; }
 
 bool IsNvidiaDevice(const DeviceInfo& info) {
@@ -265,7 +277,7 @@ int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
       m.params = "XLA cost analysis";
       g->model = m;
     } else {
-      g->op.shapes = std::string(tl_.str(dims));
+      g->op.shapes = CompactList(tl_.str(dims));
       if (op == host.modelled_op && op != kNoIndex) {
         OpInputs in;
         in.name = tl_.str(key_name);

@@ -30,9 +30,8 @@ std::string Rate(double v) {
 }
 
 std::string PeakLine(const RankRoofline& r) {
-  if (r.device.empty()) {
-    return fmt::format("No roofline: {}.", r.no_peak_reason);
-  }
+  // The reason quotes the trace's device name: escaped like every name.
+  if (r.device.empty()) return fmt::format("No roofline: {}.", EscapeTerminal(r.no_peak_reason));
   std::string line = fmt::format("Peaks: {} ({} figures", r.device, r.peak_kind);
   if (!r.device_in_trace.empty() && r.device_in_trace != r.device) {
     line += fmt::format("; the trace says \"{}\"", EscapeTerminal(r.device_in_trace));
@@ -108,7 +107,9 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
                             Dur(static_cast<TimeNs>(gap->device_ns_per_step))),
                 width, "  ", "    ");
   }
-  for (const std::string& note : r.notes) out += Wrap("note: " + note, width, "  ", "    ");
+  for (const std::string& note : r.notes) {
+    out += Wrap("note: " + EscapeTerminal(note), width, "  ", "    ");
+  }
   return out;
 }
 
