@@ -191,7 +191,8 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
     f.modelled_share = a.modelled_ns / total;
     f.achieved_tflops = PerNsToTera(a.flops, a.modelled_ns);
     f.achieved_tbps = PerNsToTera(a.bytes, a.bytes_known_ns);
-    const PeakChoice p = PeakFor(peak, a.family, a.dtype);
+    // Communication, copies and memset have no roofline of their own.
+    const PeakChoice p = f.compute ? PeakFor(peak, a.family, a.dtype) : PeakChoice();
     f.peak_tflops = p.tflops;
     f.peak_tbps = p.tbps;
     if (a.modelled_ns > 0) {

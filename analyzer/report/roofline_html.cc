@@ -181,8 +181,8 @@ std::string RooflineChart(const RankRoofline& r, std::string_view id_suffix) {
     const double x = px(std::pow(10, e));
     out += fmt::format(
         "<line class=\"grid\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\"/>"
-        "<text class=\"axis\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n",
-        x, x, kTop, kTop + plot_h, x, height - 18, std::pow(10, e));
+        "<text class=\"axis\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\">{:g}</text>\n",
+        x, x, kTop, kTop + plot_h, x, height - 18, e == x1 ? "end" : "middle", std::pow(10, e));
   }
   out += fmt::format(
       "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">FLOP per byte "
