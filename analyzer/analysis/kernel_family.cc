@@ -211,8 +211,8 @@ constexpr std::array<std::string_view, 6> kFp4Tokens = {"e2m1", "fp4", "float4",
                                                          "nvf4", "_f4_"};
 constexpr std::array<std::string_view, 6> kFp8Tokens = {"e4m3", "e5m2", "fp8", "float8",
                                                          "_f8_", "f8f6f4"};
-constexpr std::array<std::string_view, 7> kInt8Tokens = {"int8", "i8i8", "s8s8", "imma",
-                                                          "i8816", "i16832", "_s8_"};
+constexpr std::array<std::string_view, 6> kInt8Tokens = {"int8", "i8i8", "s8s8", "imma",
+                                                          "i8816", "i16832"};
 constexpr std::array<std::string_view, 4> kBf16Tokens = {"bf16", "bfloat16", "bhalf",
                                                           "nv_bfloat"};
 constexpr std::array<std::string_view, 8> kFp16Tokens = {"f16", "fp16", "half", "h884",
@@ -224,6 +224,19 @@ constexpr std::array<std::string_view, 6> kFp32Tokens = {"sgemm", "f32", "fp32",
 // The element type a GEMM/conv/attention kernel's name states, low-precision
 // formats first (their names also carry the fp32 accumulator).
 ComputeDtype DtypeFromName(std::string_view lower) {
+  // Itanium-mangled names (Composable Kernel's "_ZN2ck...") spell template
+  // arguments as type codes and substitutions ("S8_", "tttf"): only whole
+  // words of an identifier ("_ZN5aiter30fmoe_bf16_...") say a dtype, else
+  // the launching op decides.
+  if (lower.starts_with("_z")) {
+    if (Contains(lower, "bf16") || Contains(lower, "bfloat16")) return ComputeDtype::kBf16;
+    if (Contains(lower, "fp16")) return ComputeDtype::kFp16;
+    if (Contains(lower, "fp8") || Contains(lower, "e4m3") || Contains(lower, "e5m2")) {
+      return ComputeDtype::kFp8;
+    }
+    if (Contains(lower, "int8")) return ComputeDtype::kInt8;
+    return ComputeDtype::kUnknown;
+  }
   if (ComputeDtype t = TensileDtype(lower); t != ComputeDtype::kUnknown) return t;
   if (ComputeDtype n = NvjetDtype(lower); n != ComputeDtype::kUnknown) return n;
   if (Any(lower, kFp4Tokens)) {

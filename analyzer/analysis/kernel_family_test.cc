@@ -147,7 +147,12 @@ TEST(KernelFamily, AmdGemmDtypesFromTensileNames) {
       {"Cijk_Alik_Bljk_I8II_BH_MT128x128x64_MI32x32x16x1", F::kGemm, D::kInt8},
       {"Cijk_Ailk_Bljk_XS_BH_MT128x128x32", F::kGemm, D::kTf32},
       {"Cijk_Ailk_Bljk_DB_MT64x64x16", F::kGemm, D::kFp64},
-      // Composable Kernel names are mangled: the op's dtype decides.
+      // Composable Kernel names are mangled: the op's dtype decides, even
+      // where a substitution reads like a type ("ES8_S8_").
+      {"_ZN2ck16tensor_operation6device12_GLOBAL__N_149kernel_grouped_conv_fwd_multiple_abd_"
+       "xdl_cshuffleINS_34GridwiseGemmMultipleD_xdl_cshuffleItttftNS_5TupleIJEEEtNS0_12element_"
+       "wise11PassThroughES8_S8_Li1ELi256",
+       F::kConvFwd, D::kBf16, "aten::convolution", "c10::BFloat16"},
       {"_ZN2ck27kernel_gemm_xdl_cshuffle_v3INS_28GridwiseGemm_xdl_cshuffle_v3IttfEE", F::kGemm,
        D::kFp16, "aten::mm", "c10::Half"},
   });

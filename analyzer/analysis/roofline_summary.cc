@@ -143,7 +143,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
     r.device_in_trace = info->name;
   }
   if (col.architecture.compute_major >= 0) {
-    r.architecture = fmt::format("compute capability {}{}.{} (kernel names: {})",
+    r.architecture = fmt::format("compute capability {}{}.{}, from the kernel names ({})",
                                  col.architecture.exact ? "" : ">= ",
                                  col.architecture.compute_major, col.architecture.compute_minor,
                                  col.architecture.token);
@@ -300,7 +300,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
           100 * r.matrix_modelled_share, 100 * kMinMfuModelledShare));
     }
   }
-  if (col.unlinked_compute_ns > 0) {
+  if (busy > 0 && col.unlinked_compute_ns >= 0.01 * busy) {
     r.notes.push_back(fmt::format("{:.1f}% of compute kernel time has no linked op, so no model",
                                   busy > 0 ? 100 * col.unlinked_compute_ns / busy : 0.0));
   }
