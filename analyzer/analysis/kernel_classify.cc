@@ -86,8 +86,10 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
-KernelFamily FamilyOf(std::string_view original, std::string_view lower, bool collective) {
-  if (collective || IsCollectiveKernelName(original)) return KernelFamily::kCollective;
+KernelFamily FamilyOf(std::string_view original, std::string_view lower, const LaunchHints& h) {
+  if (h.collective || (!h.collective_known && IsCollectiveKernelName(original))) {
+    return KernelFamily::kCollective;
+  }
   if (StartsWithAny(lower, kTritonFusedPrefixes)) return KernelFamily::kElementwiseOther;
   // Inductor templates: "triton_tem_fused_mm_0", "triton_tem_fused_addmm_...".
   if (lower.starts_with("triton_tem_")) {
@@ -201,7 +203,7 @@ KernelClass ClassifyKernel(std::string_view kernel_name, const LaunchHints& hint
   const std::string_view op_dtype = hints.op_dtype;
   std::string lower = ToLower(kernel_name);
   KernelClass out;
-  out.family = FamilyOf(kernel_name, lower, hints.collective);
+  out.family = FamilyOf(kernel_name, lower, hints);
   // The fine family may move a kernel the name leaves generic into a matrix
   // family by its launching op; Tensor Core use follows the final family.
   kernel_classify_internal::RefineKernelClass(lower, hints, out);

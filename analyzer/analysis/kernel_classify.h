@@ -74,6 +74,10 @@ struct LaunchHints {
   std::string_view op_dtype;      // that op's first tensor dtype as written
   bool in_optimizer = false;      // under an Optimizer.step annotation
   bool collective = false;        // the slice carries kFlagCollective
+  // The caller's `collective` is the timeline's own decision (the flag the
+  // builder set from the same name test), so the name need not be tested
+  // again.
+  bool collective_known = false;
   std::string_view hlo_category;  // XSpace: the XLA op's hlo_category stat
 };
 

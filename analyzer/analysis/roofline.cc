@@ -86,6 +86,12 @@ class Builder {
     bytes_key_ = id("bytes_accessed");
     hlo_key_ = id("hlo_category");
     xspace_ = tl_.metadata().format == "xspace";
+    for (uint16_t f : c_.flags) {
+      if (f & kFlagOptimizer) {
+        has_optimizer_ = true;
+        break;
+      }
+    }
   }
 
   Collected Run();
@@ -110,7 +116,7 @@ class Builder {
 
   HostSide Walk(SliceId launch);
   bool Modelled(StringId name);
-  std::string_view OpDtype(SliceId op);
+  int32_t OpDtype(SliceId op);
   KernelClass Classify(SliceId s, const HostSide& host);
   int32_t FamilyIndex(const KernelClass& k);
   int32_t GroupFor(SliceId s, const HostSide& host, const KernelClass& k, bool* modelled);
@@ -149,10 +155,13 @@ class Builder {
   const StepSet& steps_;
   StringId dims_key_, types_key_, concrete_key_, flops_key_, bytes_key_, hlo_key_;
   bool xspace_ = false;
+  bool has_optimizer_ = false;  // any Optimizer.step annotation in the trace
   Collected out_;
   absl::flat_hash_map<StringId, bool> modelled_names_;
-  absl::flat_hash_map<StringId, std::string> dtype_by_types_;
-  absl::flat_hash_map<std::tuple<StringId, StringId, StringId, bool, bool>, KernelClass> classes_;
+  // "Input type" text -> index into dtype_texts_ of its first float dtype.
+  absl::flat_hash_map<StringId, int32_t> dtype_by_types_;
+  std::vector<std::string> dtype_texts_ = {""};
+  absl::flat_hash_map<std::tuple<StringId, StringId, int32_t, bool, bool>, KernelClass> classes_;
   absl::flat_hash_map<uint32_t, int32_t> family_index_;
   absl::flat_hash_map<std::tuple<StringId, StringId, StringId, StringId>, int32_t> group_index_;
   absl::flat_hash_set<SliceId> counted_instances_;
@@ -165,6 +174,8 @@ HostSide Builder::Walk(SliceId launch) {
     if (!IsHostOp(c_.kind[p]) || tl_.HasFlag(p, kFlagStepMarker)) continue;
     if (h.innermost_op == kNoIndex) h.innermost_op = p;
     if (h.modelled_op == kNoIndex && Modelled(c_.name[p])) h.modelled_op = p;
+    // Python stacks make the chain deep: stop once nothing is left to find.
+    if (h.modelled_op != kNoIndex && !has_optimizer_) break;
   }
   return h;
 }
@@ -175,12 +186,13 @@ bool Builder::Modelled(StringId name) {
   return it->second;
 }
 
-// The first floating-point dtype of the op's "Input type", as written.
-std::string_view Builder::OpDtype(SliceId op) {
-  if (op == kNoIndex) return {};
+// The first floating-point dtype of the op's "Input type", as written, as an
+// index into dtype_texts_ (0: none). Ops repeat a few type lists.
+int32_t Builder::OpDtype(SliceId op) {
+  if (op == kNoIndex) return 0;
   const StringId types = StringArg(op, types_key_);
-  if (types == kEmptyStringId) return {};
-  auto [it, added] = dtype_by_types_.try_emplace(types);
+  if (types == kEmptyStringId) return 0;
+  auto [it, added] = dtype_by_types_.try_emplace(types, 0);
   if (added) {
     std::string_view s = tl_.str(types);
     while (true) {
@@ -190,7 +202,12 @@ std::string_view Builder::OpDtype(SliceId op) {
       if (close == std::string_view::npos) break;
       std::string_view item = s.substr(open + 1, close - open - 1);
       if (ComputeDtypeOf(item) != ComputeDtype::kUnknown) {
-        it->second = std::string(item);
+        auto known = std::find(dtype_texts_.begin(), dtype_texts_.end(), item);
+        if (known == dtype_texts_.end()) {
+          dtype_texts_.emplace_back(item);
+          known = dtype_texts_.end() - 1;
+        }
+        it->second = static_cast<int32_t>(known - dtype_texts_.begin());
         break;
       }
       s.remove_prefix(close + 1);
@@ -204,17 +221,17 @@ KernelClass Builder::Classify(SliceId s, const HostSide& host) {
   if (kind != EventKind::kKernel) return ClassifyDeviceActivity(kind, tl_.str(c_.name[s]), {});
   const StringId op_name = host.innermost_op != kNoIndex ? c_.name[host.innermost_op]
                                                          : kEmptyStringId;
-  const StringId types =
-      host.innermost_op != kNoIndex ? StringArg(host.innermost_op, types_key_) : kEmptyStringId;
+  const int32_t dtype = OpDtype(host.innermost_op);
   const bool collective = tl_.HasFlag(s, kFlagCollective);
-  const auto key = std::make_tuple(c_.name[s], op_name, types, host.in_optimizer, collective);
+  const auto key = std::make_tuple(c_.name[s], op_name, dtype, host.in_optimizer, collective);
   auto it = classes_.find(key);
   if (it != classes_.end()) return it->second;
   LaunchHints hints;
   hints.op_name = tl_.str(op_name);
-  hints.op_dtype = OpDtype(host.innermost_op);
+  hints.op_dtype = dtype_texts_[dtype];
   hints.in_optimizer = host.in_optimizer;
   hints.collective = collective;
+  hints.collective_known = true;
   if (xspace_) hints.hlo_category = tl_.str(StringArg(s, hlo_key_));
   KernelClass k = ClassifyDeviceActivity(kind, tl_.str(c_.name[s]), hints);
   classes_.emplace(key, k);
