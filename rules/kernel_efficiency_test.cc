@@ -103,7 +103,7 @@ TEST(KernelEfficiencyTest, SlowGemmFiresWithItsSavingAndTheShapeFix) {
   rules2_test::ExpectWithin(static_cast<double>(f.recoverable_ns_per_step),
                             0.5 * kGemmRooflineNs / 0.25, 0.001, "saving");
   ASSERT_EQ(f.recoverable_ns_steps.size(), 4u);
-  EXPECT_THAT(f.title, HasSubstr("GEMM bf16 runs at 25.0% of its roofline"));
+  EXPECT_THAT(f.title, HasSubstr("GEMM bf16 runs at 25.0% of its roofline (target 50.0%)"));
   EXPECT_THAT(f.title, HasSubstr("NVIDIA H100 SXM"));
   ASSERT_FALSE(f.location.top_items.empty());
   EXPECT_EQ(f.location.top_items[0].name, "aten::mm");
