@@ -119,6 +119,9 @@ struct RooflineWork {
   std::vector<double> compute_busy_ns;  // per analysed step, summed over devices
   int device_count = 0;
   bool has_peak = false;
+  // The lowest compute capability the rank's kernel names prove, for
+  // devices the trace gives no properties for (kernel_classify.h).
+  ArchitectureHint architecture;
 };
 // A step is bound by the device when compute kernels keep it busy this
 // share of the step (the verdict's "gpu compute" threshold).

@@ -142,6 +142,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
     peak = p;
     r.device_in_trace = info->name;
   }
+  w.architecture = col.architecture;
   if (col.architecture.compute_major >= 0) {
     r.architecture = fmt::format("compute capability {}{}.{}, from the kernel names ({})",
                                  col.architecture.exact ? "" : ">= ",
