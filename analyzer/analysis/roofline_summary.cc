@@ -144,7 +144,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
   }
   w.architecture = col.architecture;
   if (col.architecture.compute_major >= 0) {
-    r.architecture = fmt::format("compute capability {}{}.{}, from the kernel names ({})",
+    r.architecture = fmt::format("compute capability {}{}.{} ({} kernels)",
                                  col.architecture.exact ? "" : ">= ",
                                  col.architecture.compute_major, col.architecture.compute_minor,
                                  col.architecture.token);
@@ -155,7 +155,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
       r.no_peak_reason =
           col.architecture.compute_major >= 0
               ? fmt::format("the trace names no device (no deviceProperties), and its kernel "
-                            "names show only the architecture ({}), which several devices share",
+                            "names show only an architecture, {}, which several devices share",
                             r.architecture)
               : std::string("the trace names no device (no deviceProperties)");
     }
