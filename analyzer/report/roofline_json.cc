@@ -24,6 +24,9 @@ void WriteFamily(JsonWriter& w, const RooflineFamily& f) {
   StringOrNull(w, f.variant);
   w.Key("compute").Bool(f.compute);
   w.Key("device_ns_per_step").Int(Ns(f.device_ns_per_step));
+  w.Key("device_ns_steps").BeginArray();
+  for (double ns : f.device_ns_steps) w.Int(Ns(ns));
+  w.EndArray();
   w.Key("flops_per_step").Double(f.flops_per_step);
   w.Key("bytes_per_step").Double(f.bytes_per_step);
   w.Key("share_of_step").Double(Clamp01(f.share_of_step));
