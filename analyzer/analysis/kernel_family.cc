@@ -472,7 +472,7 @@ ArchitectureHint ArchitectureFromKernelName(std::string_view name) {
     if (at > 0 && l[at - 1] != '_' && l[at - 1] != ' ' && l[at - 1] != '<') continue;
     size_t end = at + 2;
     int digits = 0;
-    while (end < l.size() && l[end] >= '0' && l[end] <= '9') {
+    while (end < l.size() && l[end] >= '0' && l[end] <= '9' && end - at < 6) {
       digits = digits * 10 + (l[end] - '0');
       ++end;
     }

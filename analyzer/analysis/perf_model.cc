@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 
 namespace tracelint {
 namespace {
+
+// Bounds of a plausible op call: one zettaFLOP, one exabyte.
+constexpr double kMaxFlops = 1e21;
+constexpr double kMaxBytes = 1e18;
 
 // One entry of "Input Dims": a tensor's shape (a scalar's is empty), or a
 // tensor list's shapes.
@@ -298,6 +303,7 @@ std::vector<int64_t> IntList(std::string_view s, size_t rank) {
   for (char c : s) {
     if (c >= '0' && c <= '9') {
       v = (v < 0 ? 0 : v * 10) + (c - '0');
+      if (v > (int64_t{1} << 40)) return {};  // no stride or padding is this large
     } else if (v >= 0) {
       out.push_back(v);
       v = -1;
@@ -658,10 +664,15 @@ std::optional<OpModel> ModelOp(const OpInputs& in) {
     op.in = ParseDims(in.input_dims);
     op.types = ParseStrings(in.input_types);
     op.concrete = ParseStrings(in.concrete_inputs);
-    if (std::optional<OpModel> m = Dispatch(op); m.has_value() && m->flops >= 0) return m;
+    // Damaged or absurd shapes give no model rather than an infinite rate.
+    if (std::optional<OpModel> m = Dispatch(op);
+        m.has_value() && std::isfinite(m->flops) && std::isfinite(m->bytes) && m->flops >= 0 &&
+        m->flops < kMaxFlops && m->bytes < kMaxBytes) {
+      return m;
+    }
   }
   // Kineto's own estimate (with_flops=True) when shapes do not decide.
-  if (in.kineto_flops.has_value() && *in.kineto_flops > 0) {
+  if (in.kineto_flops.has_value() && *in.kineto_flops > 0 && *in.kineto_flops < kMaxFlops) {
     OpModel m;
     m.flops = *in.kineto_flops;
     m.from_kineto_flops = true;

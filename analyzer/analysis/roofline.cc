@@ -74,7 +74,7 @@ bool IsNvidiaDevice(const DeviceInfo& info) {
 class Builder {
  public:
   explicit Builder(AnalysisContext& ctx)
-      : ctx_(ctx), tl_(ctx.timeline()), c_(tl_.slices()), steps_(ctx.steps()) {
+      : tl_(ctx.timeline()), c_(tl_.slices()), steps_(ctx.steps()) {
     auto id = [this](std::string_view key) {
       std::optional<StringId> s = tl_.strings().Find(key);
       return s.has_value() ? *s : kNoIndex;
@@ -149,7 +149,6 @@ class Builder {
     }
   }
 
-  AnalysisContext& ctx_;
   const Timeline& tl_;
   const SliceColumns& c_;
   const StepSet& steps_;
@@ -265,7 +264,8 @@ int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
            concrete = kEmptyStringId;
   // XLA ops carry their own cost analysis.
   if (xspace_) {
-    if (std::optional<double> flops = NumberArg(s, flops_key_); flops.has_value() && *flops > 0) {
+    if (std::optional<double> flops = NumberArg(s, flops_key_);
+        flops.has_value() && *flops > 0 && *flops < 1e21) {
       key_name = c_.name[s];
       dims = kNoIndex;  // marks an XLA op group
     }
@@ -288,7 +288,7 @@ int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
       OpModel m;
       m.flops = *NumberArg(s, flops_key_);
       m.bytes = NumberArg(s, bytes_key_).value_or(-1);
-      if (m.bytes <= 0) m.bytes = -1;
+      if (!(m.bytes > 0 && m.bytes < 1e18)) m.bytes = -1;
       m.family = k.device_family;
       m.dtype = k.dtype;
       m.params = "XLA cost analysis";
