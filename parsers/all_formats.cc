@@ -9,8 +9,11 @@ namespace tracelint {
 
 const std::vector<FormatEntry>& AllFormats() {
   static const std::vector<FormatEntry> kFormats = {
-      {"kineto-json", InputFormat::kKinetoJson, &SniffKinetoJson, &ParseKinetoJsonFile},
-      {"xspace", InputFormat::kXSpace, &SniffXSpace, &ParseXSpaceFile},
+      {"kineto-json", InputFormat::kKinetoJson, &SniffKinetoJson, &ParseKinetoJsonFile,
+       "Kineto/Chrome trace JSON", {".json.gz", ".json"}, {".pt.trace.json.gz", ".pt.trace.json"},
+       /*known_by_extension=*/false},
+      {"xspace", InputFormat::kXSpace, &SniffXSpace, &ParseXSpaceFile, "XSpace", {".xplane.pb"},
+       {".xplane.pb"}, /*known_by_extension=*/true},
   };
   return kFormats;
 }

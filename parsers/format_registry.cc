@@ -101,9 +101,57 @@ absl::Status UnknownFormatError(const std::string& path) {
   std::error_code ec;
   bool empty = (head.ok() && head->empty()) || std::filesystem::file_size(path, ec) == 0;
   std::string_view what = empty && !ec ? "empty file" : "not a trace";
-  return absl::InvalidArgumentError(fmt::format(
-      "{}: {}: expected Kineto/Chrome trace JSON (.json/.json.gz) or XSpace (.xplane.pb)",
-      path, what));
+  return absl::InvalidArgumentError(fmt::format("{}: {}: {}", path, what, ExpectedInputText()));
+}
+
+const FormatEntry* FormatByExtension(std::string_view file_name) {
+  const FormatEntry* best = nullptr;
+  size_t best_size = 0;
+  for (const FormatEntry& entry : AllFormats()) {
+    for (std::string_view ext : entry.extensions) {
+      if (file_name.ends_with(ext) && ext.size() > best_size) {
+        best = &entry;
+        best_size = ext.size();
+      }
+    }
+  }
+  return best;
+}
+
+std::string StripTraceExtension(std::string_view file_name) {
+  for (const FormatEntry& entry : AllFormats()) {
+    for (std::string_view ext : entry.extensions) {
+      if (file_name.ends_with(ext)) return std::string(file_name.substr(0, file_name.size() - ext.size()));
+    }
+  }
+  return std::string(file_name);
+}
+
+std::optional<std::string_view> StripRunFileSuffix(std::string_view file_name) {
+  for (const FormatEntry& entry : AllFormats()) {
+    for (std::string_view suffix : entry.run_file_suffixes) {
+      if (file_name.ends_with(suffix)) return file_name.substr(0, file_name.size() - suffix.size());
+    }
+  }
+  return std::nullopt;
+}
+
+std::string InputExtensionsText() {
+  std::vector<std::string_view> all;
+  for (const FormatEntry& entry : AllFormats()) {
+    // Shortest first reads naturally: .json, .json.gz.
+    for (auto it = entry.extensions.rbegin(); it != entry.extensions.rend(); ++it) all.push_back(*it);
+  }
+  return fmt::format("{}", fmt::join(all, ", "));
+}
+
+std::string ExpectedInputText() {
+  std::vector<std::string> each;
+  for (const FormatEntry& entry : AllFormats()) {
+    std::vector<std::string_view> exts(entry.extensions.rbegin(), entry.extensions.rend());
+    each.push_back(fmt::format("{} ({})", entry.description, fmt::join(exts, "/")));
+  }
+  return fmt::format("expected {}", fmt::join(each, " or "));
 }
 
 absl::StatusOr<Timeline> ParseTraceFile(const std::string& path, const ParseOptions& options) {

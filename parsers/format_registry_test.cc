@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/tensorboard/discovery.h"
 
 namespace tracelint {

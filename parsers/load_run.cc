@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "fmt/format.h"
-#include "parsers/common/worker_pool.h"
+#include "analyzer/base/worker_pool.h"
 #include "parsers/format_registry.h"
 
 namespace tracelint {

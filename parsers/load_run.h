@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/timeline.h"
-#include "parsers/common/memory_budget.h"
+#include "analyzer/base/memory_budget.h"
 #include "parsers/parse_options.h"
 #include "parsers/tensorboard/discovery.h"
 

@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <optional>
 
-#include "parsers/common/memory_budget.h"
+#include "analyzer/base/memory_budget.h"
 
 namespace tracelint {
 
 // Caps that keep a hostile or runaway input (a gzip bomb, billions of tiny
 // events, one huge string, brackets nested without end) from exhausting
-// memory. Each has a flag (analyzer/cli/limit_options.h) and a message that
+// memory. Each has a flag (cli/limit_options.h) and a message that
 // names it; docs/robustness.md ("Limits") lists them. 0 = no cap.
 struct ParseLimits {
   // Decompressed bytes read from a gzip input; reading stops there and what

@@ -6,7 +6,7 @@
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/kineto/kineto_stamp.h"
 #include "parsers/format_registry.h"
 #include "parsers/load_run.h"

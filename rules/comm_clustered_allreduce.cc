@@ -441,7 +441,6 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.recoverable_ns_per_step = saving_ns / n / device_count;
   f.recoverable_share = SafeShare(saving_ns, step_total_ns * device_count);
   f.confidence = d->hideable_tail_ns > 0 ? Confidence::kModelled : Confidence::kMeasured;
-  f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   f.title = tail_fires
                 ? fmt::format("{} of collective time runs after backward; {} per step recoverable",
                               Percent(d->tail_share()), FormatDurationNs(f.recoverable_ns_per_step))

@@ -11,7 +11,7 @@ namespace tracelint {
 // comm-clustered-allreduce (rules/docs/comm-clustered-allreduce.md):
 // gradient collectives that run after backward instead of overlapping it,
 // and communication the GPU waits for. Owns exposed communication and
-// device-side waits on a collective (domain.md, "Time accounting").
+// device-side waits on a collective (docs/design/domain.md, "Time accounting").
 class CommClusteredAllreduceRule : public Rule {
  public:
   static constexpr std::string_view kSummary =

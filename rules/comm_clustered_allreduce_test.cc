@@ -8,11 +8,11 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {
@@ -149,7 +149,7 @@ TEST(CommClusteredAllreduceTest, BigAllReduceAfterBackwardFires) {
   EXPECT_EQ(f->cause, "clustered_after_backward");
   ExpectWithin(f->recoverable_ns_per_step, 13.5 * kNsPerMs, 0.05, "tail minus one bucket");
   EXPECT_EQ(f->confidence, Confidence::kModelled);
-  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  EXPECT_EQ(SeverityForShare(f->recoverable_share), FindingSeverity::kHigh);
   EXPECT_NEAR(f->evidence[0].value, 1.0, 1e-9);  // all collective time is in the tail
   EXPECT_THAT(f->message, HasSubstr("manual all_reduce"));
   EXPECT_THAT(f->fix, HasSubstr("DistributedDataParallel"));

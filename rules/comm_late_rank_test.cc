@@ -9,12 +9,12 @@
 #include "analyzer/base/time.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/comm_clustered_allreduce.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {

@@ -20,14 +20,14 @@
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/kineto/kineto_parser.h"
 #include "parsers/xplane/xplane_parser.h"
 #include "rules/all_rules.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 #include "tests/support/xspace_builder.h"
 
 namespace tracelint {
@@ -95,7 +95,7 @@ Analyzed Analyze(absl::StatusOr<Timeline> parsed) {
   input.contexts = {&ctx};
   input.findings = result->findings;
   input.not_judged = result->not_judged;
-  out.verdict_line = ComputeVerdict(input).line;
+  out.verdict_line = input.summary().verdict.line;
   input.options.text.width_columns = 120;
   out.text = RenderTextReport(input);
   out.html = RenderHtmlReport(input);

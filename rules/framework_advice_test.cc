@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 #include "testdata/rules/case_studies.h"
 
 namespace tracelint {

@@ -453,7 +453,6 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     if (summary.total_ns == 0 || summary.share < options.Get(kMinCauseShare)) continue;
     Finding f;
     f.cause = std::string(IdleCauseName(owned.cause));
-    f.severity = SeverityForShare(summary.share);  // contract.md: one scale
     f.recoverable_ns_per_step = summary.per_step_ns;
     f.recoverable_ns_steps = summary.step_values_ns;
     f.recoverable_share = summary.share;

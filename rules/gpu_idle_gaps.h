@@ -10,7 +10,7 @@ namespace tracelint {
 
 // gpu-idle-gaps (rules/docs/gpu-idle-gaps.md): the GPU waits for the host.
 // Owns the idle causes data loader, launch overhead, other host work, host
-// silent and device-side waits not on a collective (domain.md, "Time
+// silent and device-side waits not on a collective (docs/design/domain.md, "Time
 // accounting"); one finding per owned cause.
 class GpuIdleGapsRule : public Rule {
  public:

@@ -3,8 +3,7 @@
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rule_test_util.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 #include "testdata/rules/case_studies.h"
 
 namespace tracelint {
@@ -51,7 +50,7 @@ TEST(GpuIdleGapsTest, FiresOnDataLoaderStarvation) {
   }
   EXPECT_NEAR(sum_ns / static_cast<TimeNs>(f->recoverable_ns_steps.size()),
               f->recoverable_ns_per_step, 1000);
-  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  EXPECT_EQ(SeverityForShare(f->recoverable_share), FindingSeverity::kHigh);
   EXPECT_EQ(f->confidence, Confidence::kMeasured);
   EXPECT_THAT(f->fix, HasSubstr("num_workers"));
   EXPECT_THAT(f->evidence[0].text, HasSubstr("(threshold 10%)"));
@@ -163,18 +162,18 @@ TEST(GpuIdleGapsTest, MinIdleShareBothSides) {
   EXPECT_TRUE(RunRule(rule, LoaderShare(1000 * kNsPerUs)).findings.empty());   // ~9.0%
 }
 
-// Severity follows the one scale of contract.md (SeverityForShare): high
+// Severity follows the one scale of docs/design/contract.md (SeverityForShare): high
 // from 15% of the step, medium from 5%.
 TEST(GpuIdleGapsTest, SeverityFollowsTheContractScale) {
   GpuIdleGapsRule rule;
   RuleOutcome high = RunRule(rule, LoaderShare(2 * kNsPerMs));  // ~16.7%
   ASSERT_EQ(high.findings.size(), 1u);
   EXPECT_GE(high.findings[0].recoverable_share, kHighSeverityShare);
-  EXPECT_EQ(high.findings[0].severity, FindingSeverity::kHigh);
+  EXPECT_EQ(SeverityForShare(high.findings[0].recoverable_share), FindingSeverity::kHigh);
   RuleOutcome medium = RunRule(rule, LoaderShare(1500 * kNsPerUs));  // ~13%
   ASSERT_EQ(medium.findings.size(), 1u);
   EXPECT_LT(medium.findings[0].recoverable_share, kHighSeverityShare);
-  EXPECT_EQ(medium.findings[0].severity, FindingSeverity::kMedium);
+  EXPECT_EQ(SeverityForShare(medium.findings[0].recoverable_share), FindingSeverity::kMedium);
 }
 
 TEST(GpuIdleGapsTest, MinCauseShareDropsSmallCauses) {

@@ -289,7 +289,6 @@ Finding BuildFinding(AnalysisContext& ctx, const DeviceH2d& d, const RuleOptions
   for (TimeNs& v : f.recoverable_ns_steps) v /= device_count;
   f.recoverable_share = SafeShare(d.saving_ns(), step_total_ns * device_count);
   f.confidence = Confidence::kMeasured;
-  f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   f.cause = d.pageable_idle_ns > d.exposed_ns ? "pageable_copy" : "exposed_h2d_copy";
   f.title = fmt::format("Host-to-device copies cost {} of the step ({} per step)",
                         Percent(f.recoverable_share), FormatDurationNs(f.recoverable_ns_per_step));

@@ -9,7 +9,7 @@
 namespace tracelint {
 
 // h2d-copy-dominance (rules/docs/h2d-copy-dominance.md): host-to-device
-// copies that the GPU waits for. Owns two causes of lost time (domain.md,
+// copies that the GPU waits for. Owns two causes of lost time (docs/design/domain.md,
 // "Time accounting"): idle time charged to pageable copies, and H2D copy
 // time not overlapped by any kernel.
 class H2dCopyDominanceRule : public Rule {

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {
@@ -129,7 +129,7 @@ TEST(H2dCopyDominanceTest, PageableFloat32CopiesFire) {
   }
   EXPECT_EQ(f->confidence, Confidence::kMeasured);
   EXPECT_EQ(f->cause, "exposed_h2d_copy");
-  EXPECT_EQ(f->severity, FindingSeverity::kHigh);  // ~28% of the step
+  EXPECT_EQ(SeverityForShare(f->recoverable_share), FindingSeverity::kHigh);  // ~28% of the step
   EXPECT_THAT(f->message, HasSubstr("pageable"));
   EXPECT_THAT(f->fix, HasSubstr("pin_memory=True"));
   EXPECT_THAT(f->fix, HasSubstr("non_blocking=True"));

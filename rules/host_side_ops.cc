@@ -214,7 +214,6 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   RoundTrips trips = FindRoundTrips(tl, steps, self_ns);
   double steps_n = static_cast<double>(scope.steps);
 
-  auto severity = [](double share) { return SeverityForShare(share); };  // contract.md
   auto base_evidence = [&](Finding& f, const CauseSummary& s) {
     f.evidence.push_back({fmt::format("{} idle in {}: {} (threshold {:.1f}%)", accel, f.cause,
                                       ShareText(s.share), min_share * 100),
@@ -234,7 +233,6 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (sync.total_ns > 0 && sync.share >= min_share) {
     Finding f;
     f.cause = std::string(IdleCauseName(IdleCause::kSyncCall));
-    f.severity = severity(sync.share);
     f.recoverable_ns_per_step = sync.per_step_ns;
     f.recoverable_ns_steps = sync.step_values_ns;
     f.recoverable_share = sync.share;
@@ -270,7 +268,6 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   if (host.total_ns > 0 && host.share >= min_share) {
     Finding f;
     f.cause = std::string(IdleCauseName(IdleCause::kHostSideOp));
-    f.severity = severity(host.share);
     f.recoverable_ns_per_step = host.per_step_ns;
     f.recoverable_ns_steps = host.step_values_ns;
     f.recoverable_share = host.share;

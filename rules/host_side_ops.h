@@ -9,7 +9,7 @@
 namespace tracelint {
 
 // host-side-ops (rules/docs/host-side-ops.md): work done on the host in the
-// middle of device work. Owns two idle causes (domain.md, "Time
+// middle of device work. Owns two idle causes (docs/design/domain.md, "Time
 // accounting"): synchronizing calls (.item(), .cpu(), cudaStreamSynchronize,
 // synchronous cudaMemcpy) and host ops with long self time that launch
 // nothing. D2H -> host op -> H2D round trips are reported as evidence.

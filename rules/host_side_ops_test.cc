@@ -2,7 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rule_test_util.h"
+#include "tests/support/rule_test_util.h"
 #include "testdata/rules/case_studies.h"
 
 namespace tracelint {
@@ -78,7 +78,7 @@ TEST(HostSideOpsTest, MinIdleShareBothSides) {
   ASSERT_NE(f, nullptr);
   double share = f->recoverable_share;
   EXPECT_GT(share, 0.15);  // ~495 us of a ~2.5 ms step
-  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  EXPECT_EQ(SeverityForShare(f->recoverable_share), FindingSeverity::kHigh);
   EXPECT_NE(FindCause(RunRule(rule, s, {{"MinIdleShare", share - 0.005}}), "host_side_op"),
             nullptr);
   EXPECT_EQ(FindCause(RunRule(rule, s, {{"MinIdleShare", share + 0.005}}), "host_side_op"),

@@ -7,10 +7,10 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/steps.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {

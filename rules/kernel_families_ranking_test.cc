@@ -14,11 +14,11 @@
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {

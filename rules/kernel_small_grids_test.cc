@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {

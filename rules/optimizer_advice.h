@@ -3,7 +3,7 @@
 
 // Host-bound idle that falls inside PyTorch's optimizer annotations
 // (Optimizer.zero_grad#..., Optimizer.step#...) has fixes of its own that
-// the generic "compile the model" advice misses (domain.md, "More rules
+// the generic "compile the model" advice misses (docs/design/domain.md, "More rules
 // users expect": single-tensor optimizers, zero_grad memsets instead of
 // set_to_none). gpu-idle-gaps charges the time; this says where it fell
 // and what the optimizer's kernels show.

@@ -3,8 +3,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/gpu_idle_gaps.h"
-#include "rules/rule_test_util.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {

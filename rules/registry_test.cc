@@ -2,11 +2,14 @@
 // the rule's own, documents every option with its default, and is listed in
 // rules/docs/index.md; ids are family-name and options are well formed.
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyzer/engine/options.h"
 #include "analyzer/engine/registry.h"
@@ -80,6 +83,42 @@ TEST(RuleRegistryDocsTest, ListAndDumpCoverEveryRule) {
   absl::StatusOr<std::vector<OptionOverride>> back = ParseConfigText(dump, ConfigFormat::kToml, "dump");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_TRUE(ResolveOptions(registry, *back).ok());
+}
+
+// The rules tables of README.md and rules/docs/index.md list exactly the
+// registered rules, in id order, each with the summary `tracelint rules`
+// prints (scripts/new_rule.py adds the rows).
+TEST(RuleRegistryDocsTest, RulesTablesMatchTheRegistry) {
+  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
+  if (root == nullptr) GTEST_SKIP() << "TRACELINT_SOURCE_DIR not set (run under ctest)";
+  RuleRegistry registry;
+  RegisterAllRules(registry);
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (const RegisteredRule& r : registry.rules()) {
+    expected.emplace_back(r.id, std::string(r.rule->summary()));
+  }
+  std::sort(expected.begin(), expected.end());
+  for (const auto& [file, link_prefix] :
+       {std::pair<std::string, std::string>{"README.md", "rules/docs/"},
+        std::pair<std::string, std::string>{"rules/docs/index.md", ""}}) {
+    SCOPED_TRACE(file);
+    std::string text = ReadDoc(std::string(root) + "/" + file);
+    ASSERT_FALSE(text.empty());
+    std::vector<std::pair<std::string, std::string>> rows;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("| [", 0) != 0) continue;
+      size_t id_end = line.find("](");
+      size_t link_end = line.find(") | ", id_end);
+      ASSERT_NE(link_end, std::string::npos) << line;
+      std::string id = line.substr(3, id_end - 3);
+      EXPECT_EQ(line.substr(id_end + 2, link_end - id_end - 2), link_prefix + id + ".md") << line;
+      std::string summary = line.substr(link_end + 4);
+      ASSERT_TRUE(summary.size() >= 2 && summary.ends_with(" |")) << line;
+      rows.emplace_back(id, summary.substr(0, summary.size() - 2));
+    }
+    EXPECT_EQ(rows, expected) << "regenerate the table rows from `tracelint rules`";
+  }
 }
 
 }  // namespace

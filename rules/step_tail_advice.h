@@ -4,7 +4,7 @@
 // Host-bound idle that comes after the step's last device work is the host
 // finishing the step before it starts the next: per-step logging, metric
 // reads, callbacks, or an inference server's output post-processing
-// (domain.md, "More rules users expect": heavy per-step callbacks or output
+// (docs/design/domain.md, "More rules users expect": heavy per-step callbacks or output
 // post-processing). gpu-idle-gaps charges the time; this says where in the
 // step it fell and what that calls for.
 

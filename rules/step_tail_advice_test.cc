@@ -4,11 +4,11 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/gpu_idle_gaps.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {

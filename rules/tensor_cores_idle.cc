@@ -421,7 +421,6 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
       SafeShare(rank_saving_ns, static_cast<double>(step_total_ns) * device_count);
   // Without the op dtype the verdict rests on kernel names alone.
   f.confidence = dominant == DtypeGroup::kUnknown ? Confidence::kInferred : Confidence::kModelled;
-  f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
   const DeviceInfo& info = *d->info;
   const std::string floor =
       d->arch_from_names ? fmt::format(" {}from kernel names", d->arch_exact ? "" : "or newer, ")

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "analyzer/model/timeline_builder.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rules/rules2_test_util.h"
+#include "tests/support/rule_test_util.h"
 
 namespace tracelint {
 namespace {
@@ -94,7 +94,7 @@ TEST(TensorCoresIdleTest, Fp32GemmHeavyModelOnAmpereFires) {
   EXPECT_EQ(f->cause, "fp32_no_tensor_cores");
   ExpectWithin(f->recoverable_ns_per_step, 10 * kNsPerMs, 0.05, "modelled saving");
   EXPECT_EQ(f->confidence, Confidence::kModelled);
-  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  EXPECT_EQ(SeverityForShare(f->recoverable_share), FindingSeverity::kHigh);
   EXPECT_NEAR(f->evidence[0].value, 0.8, 0.01);  // 20 of 25 ms of kernel time
   EXPECT_THAT(f->title, HasSubstr("Ampere sm_80"));
   EXPECT_THAT(f->fix, HasSubstr("torch.bfloat16"));

@@ -90,14 +90,11 @@ RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions
   RuleOutcome outcome;
   const StepSet& all = ctx.all_steps();
   const StepPhaseSet& phase = ctx.step_phase();
-  const bool has_steady = phase.steady_count > 0;
   const size_t top_items = static_cast<size_t>(std::max(1.0, options.Get(kTopItems)));
   const TimeNs trace_start_ns = ctx.timeline().Bounds().first;
   for (const OneTimeCost& cost : phase.costs) {
     Finding f;
     f.cause = std::string(OneTimeKindKey(cost.kind));
-    // contract.md: at most medium, low when steady steps exist.
-    f.severity = has_steady ? FindingSeverity::kLow : FindingSeverity::kMedium;
     f.one_time_ns = cost.total_ns;
     f.recoverable_ns_per_step = 0;
     f.recoverable_share = 0;

@@ -11,7 +11,7 @@ namespace tracelint {
 // warmup-one-time-cost (rules/docs/warmup-one-time-cost.md): the one-time
 // work the trace shows (context creation, module loading, cuDNN autotuning,
 // graph capture, compilation), reported once with its total time. Its
-// findings are one-time findings (contract.md, "One-time costs"): no
+// findings are one-time findings (docs/design/contract.md, "One-time costs"): no
 // per-step saving, ranked after every per-step finding.
 class WarmupOneTimeCostRule : public Rule {
  public:

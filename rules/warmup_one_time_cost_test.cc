@@ -1,6 +1,6 @@
 // warmup-one-time-cost, and the steady view every other rule judges: each
 // test runs the whole engine on a generated trace and asserts the whole
-// ranking (contract.md, "One-time costs" and "Steps shown and steps judged").
+// ranking (docs/design/contract.md, "One-time costs" and "Steps shown and steps judged").
 
 #include "rules/warmup_one_time_cost.h"
 
@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
-#include "analyzer/analysis/metrics_test_trace.h"
+#include "tests/support/metrics_test_trace.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"

@@ -10,7 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libdeflate-dev libisal-dev zlib1g-dev
   libtomlplusplus-dev
 )
-# Test-only (contract.md, "Dependencies: build vs test").
+# Test-only (docs/design/contract.md, "Dependencies: build vs test").
 test_packages=(
   libgtest-dev libgmock-dev python3 python3-jsonschema chromium
   slurm-wlm munge  # slurm_batch_test: a single-node Slurm cluster

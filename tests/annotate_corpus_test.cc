@@ -10,9 +10,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "analyzer/cli/analyze_command.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/report/annotate_writer.h"
+#include "cli/analyze_command.h"
+#include "cli/exit_codes.h"
+#include "parsers/annotate/annotate_writer.h"
 #include "gtest/gtest.h"
 #include "parsers/format_registry.h"
 #include "simdjson.h"

@@ -31,7 +31,7 @@
 #include "analyzer/engine/registry.h"
 #include "analyzer/model/event_kinds.h"
 #include "analyzer/model/timeline_invariants.h"
-#include "analyzer/testing/test_files.h"
+#include "tests/support/test_files.h"
 #include "gtest/gtest.h"
 #include "parsers/common/gzip_bytes.h"
 #include "parsers/format_registry.h"

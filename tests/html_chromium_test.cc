@@ -4,7 +4,7 @@
 // the report) writes what rendered into the DOM, and --dump-dom hands it
 // back. Screenshots, and the corpus pages printed to PDF, go to the build
 // directory. Without Chromium the tests skip with the reason, except under
-// CI=true, where they fail (contract.md, "Dependencies: build vs test").
+// CI=true, where they fail (docs/design/contract.md, "Dependencies: build vs test").
 
 #include <array>
 #include <cstdio>
@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <string>
 
-#include "analyzer/cli/analyze_command.h"
-#include "analyzer/cli/diff_command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/analyze_command.h"
+#include "cli/diff_command.h"
+#include "cli/exit_codes.h"
 #include "analyzer/report/html_report.h"
-#include "analyzer/report/report_fixture.h"
+#include "tests/support/report_fixture.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"

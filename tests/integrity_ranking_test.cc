@@ -1,6 +1,6 @@
 // The whole ranking (every finding, in order, with cause, confidence and
 // share, plus what was withheld) for one generated trace per idle
-// attribution case of domain.md step 2-3 and per trace-integrity check
+// attribution case of docs/design/domain.md step 2-3 and per trace-integrity check
 // (docs/trace-integrity.md). A finding that appears, vanishes, moves or
 // claims more than the trace allows fails.
 
@@ -9,7 +9,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/report/report_data.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/ranking.h"
@@ -33,7 +33,7 @@ Verdict VerdictOf(RankedTrace& r) {
   input.contexts = {r.context.get()};
   input.findings = r.result.findings;
   input.not_judged = r.result.not_judged;
-  return ComputeVerdict(input);
+  return input.summary().verdict;
 }
 
 bool IsDeviceCat(const ScenarioEvent& e) {
@@ -52,7 +52,7 @@ Scenario Starved(int steps = 5) {
   return s;
 }
 
-// ---- Idle attribution (domain.md "Time accounting", step 2 and 3)
+// ---- Idle attribution (docs/design/domain.md "Time accounting", step 2 and 3)
 
 TEST(IntegrityRankingTest, LaunchCallSpanningTheGapIsLaunchStall) {
   Scenario s;
@@ -127,7 +127,7 @@ TEST(IntegrityRankingTest, HealthyBaseline) { EXPECT_EQ(Ranking(Starved()),
             "tensor-cores-idle no_tensor_cores inferred 33%\n"); }
 
 // A handful of events is no profile of the job: nothing per step is
-// claimed from it (contract.md: exit 5), whatever it seems to show.
+// claimed from it (docs/design/contract.md: exit 5), whatever it seems to show.
 TEST(IntegrityRankingTest, FragmentMakesNoPerStepClaim) {
   Scenario s;
   s.Device(DeviceSpec::A100());

@@ -11,7 +11,7 @@
 #    `sbatch --array=0-3 --wait examples/slurm/tracelint-array.sbatch`, the
 #    merge, and the same comparison.
 # Exit 77 (ctest: skipped) only when the Slurm daemons cannot be started,
-# saying why; under CI=true that is a failure instead (contract.md).
+# saying why; under CI=true that is a failure instead (docs/design/contract.md).
 set -uo pipefail
 
 tracelint=$(realpath "${1:?usage: slurm_batch_test.sh TRACELINT SOURCE_DIR}")
@@ -54,7 +54,7 @@ runs=$(ls "$archive" | wc -l)
 echo "archive: $runs runs"
 
 # cpu_only is a run nobody can judge (no device activity): its row says so
-# and the batch exits 5, as analyze does on it (contract.md, exit codes).
+# and the batch exits 5, as analyze does on it (docs/design/contract.md, exit codes).
 want_rc=5
 "$tracelint" batch "$archive" -o "$tmp/single.txt"
 rc=$?

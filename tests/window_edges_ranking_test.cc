@@ -10,7 +10,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/report/report_data.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/ranking.h"
@@ -42,7 +42,7 @@ std::string Bound(RankedTrace& r) {
   input.contexts = {r.context.get()};
   input.findings = r.result.findings;
   input.not_judged = r.result.not_judged;
-  return ComputeVerdict(input).bound;
+  return input.summary().verdict.bound;
 }
 
 // The steps every rule and saving uses, with the edges they were cut from.

@@ -7,6 +7,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
+#include "analyzer/analysis/outlier_steps.h"
 #include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/step_phase.h"
@@ -18,7 +19,7 @@ namespace tracelint {
 struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
       collectives_once, integrity_once, all_steps_once, phase_once,
-      all_metrics_once, job_once, memory_once, roofline_once;
+      all_metrics_once, job_once, memory_once, outliers_once, roofline_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<StepSet> all_steps;
   std::unique_ptr<StepPhaseSet> phase;
@@ -30,6 +31,7 @@ struct AnalysisContext::Cache {
   std::unique_ptr<TraceIntegrity> integrity;
   std::unique_ptr<JobProfile> job;
   std::unique_ptr<MemoryUsage> memory;
+  std::unique_ptr<OutlierSteps> outliers;
   std::unique_ptr<RooflineAnalysis> roofline;
 };
 
@@ -56,6 +58,15 @@ const StepSet& AnalysisContext::steps() {
     cache_->steps = std::make_unique<StepSet>(SteadySteps(all_steps(), step_phase()));
   });
   return *cache_->steps;
+}
+
+const OutlierSteps& AnalysisContext::outlier_steps() {
+  std::call_once(cache_->outliers_once, [&] {
+    std::vector<TimeNs> step_ns;
+    for (const Step& s : steps().steps) step_ns.push_back(s.duration_ns());
+    cache_->outliers = std::make_unique<OutlierSteps>(FindOutlierSteps(step_ns));
+  });
+  return *cache_->outliers;
 }
 
 const std::vector<DeviceActivity>& AnalysisContext::device_activity() {

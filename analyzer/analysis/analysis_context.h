@@ -17,6 +17,7 @@ struct TraceIntegrity;
 struct StepPhaseSet;
 struct JobProfile;
 struct MemoryUsage;
+struct OutlierSteps;
 struct RooflineAnalysis;
 
 // Derived analyses of one rank's timeline, each computed on first use and
@@ -35,6 +36,9 @@ class AnalysisContext {
   // The steady steps (docs/steady-state.md): what every rule, saving and
   // per-step statistic uses.
   const StepSet& steps();
+  // The steady steps that are outliers (outlier_steps.h, the one definition
+  // every report and saving uses): indices into steps().steps.
+  const OutlierSteps& outlier_steps();
   // Every complete step (the TensorBoard plugin's definition), steady or not.
   const StepSet& all_steps();
   // Steady, warm-up, capture or compile, per step of all_steps(), and the

@@ -21,7 +21,7 @@ struct RankCollectives {
 RankCollectives CollectStepCollectives(AnalysisContext& ctx);
 
 // Waiting vs transfer inside collectives, from all ranks of a run
-// (domain.md rule 3). The n-th collective of step k is matched across ranks;
+// (docs/design/domain.md rule 3). The n-th collective of step k is matched across ranks;
 // its transfer is the shortest duration among ranks and each rank's waiting
 // is its duration minus that, since a rank that arrives late makes the
 // others wait inside the kernel. Durations only: clocks of different hosts

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {

@@ -1,6 +1,6 @@
 #include "analyzer/analysis/device_activity.h"
 
-#include "analyzer/analysis/metrics_test_trace.h"
+#include "tests/support/metrics_test_trace.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {

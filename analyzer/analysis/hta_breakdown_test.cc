@@ -1,7 +1,7 @@
 #include "analyzer/analysis/hta_breakdown.h"
 
 #include "analyzer/model/timeline_builder.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {

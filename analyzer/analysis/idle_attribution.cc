@@ -126,7 +126,7 @@ bool IsBlockingCall(const Timeline& tl, const HostIndex& index, SliceId s) {
   return d != nullptr && d->direction == CopyDirection::kDtoH;
 }
 
-// Step 3 of domain.md's attribution, for one piece whose host situation is
+// Step 3 of docs/design/domain.md's attribution, for one piece whose host situation is
 // the slice stack ending at `innermost` (kNoIndex: nothing on the thread).
 IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermost,
                     TimeNs gap_ns, SliceId drained_by, const IdleAttributionOptions& options,

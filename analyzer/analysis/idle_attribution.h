@@ -12,7 +12,7 @@ namespace tracelint {
 
 class AnalysisContext;
 
-// domain.md, "Time accounting": every idle instant of a device inside a
+// docs/design/domain.md, "Time accounting": every idle instant of a device inside a
 // step is charged to exactly one cause; each cause has one owning rule.
 //
 // Per idle interval of a device inside a step:

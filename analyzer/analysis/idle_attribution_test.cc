@@ -3,7 +3,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/steps.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {
@@ -32,7 +32,7 @@ std::unique_ptr<Analysed> Analyse(const Scenario& s) {
   return out;
 }
 
-// The accounting invariants of domain.md on any input: pieces disjoint,
+// The accounting invariants of docs/design/domain.md on any input: pieces disjoint,
 // inside their step, summing to step time minus device busy time.
 void ExpectAccountingHolds(Analysed& a) {
   const IdleAttribution& idle = a.idle();
@@ -207,7 +207,7 @@ TEST(IdleAttributionTest, EarlyLaunchedWorkIsDeviceWait) {
   EXPECT_EQ(CauseNs(b->idle(), IdleCause::kDeviceWaitOther), 0);
 }
 
-// domain.md step 2: "launched before" means the launch call *ended* before
+// docs/design/domain.md step 2: "launched before" means the launch call *ended* before
 // the gap began. b's launch call starts while a runs but takes 1.4 ms
 // (module loading), so the device idles 400 us inside that call: a launch
 // stall in the runtime, not a device-side wait (the old start-of-call test).

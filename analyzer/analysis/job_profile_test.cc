@@ -1,6 +1,6 @@
 #include "analyzer/analysis/job_profile.h"
 
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {

@@ -11,7 +11,7 @@ namespace {
 
 // All tables hold lower-case tokens; names are lower-cased once.
 
-// Tokens that name a Tensor Core instruction or tile shape (domain.md rule 5).
+// Tokens that name a Tensor Core instruction or tile shape (docs/design/domain.md rule 5).
 constexpr std::array<std::string_view, 13> kTensorCoreTokens = {
     "h884", "s884", "h1688", "s1688", "i8816", "16816", "i16832",
     "hmma", "imma", "tensorop", "gmma", "wgmma", "tcgen05"};

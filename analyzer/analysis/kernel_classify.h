@@ -11,7 +11,7 @@ namespace tracelint {
 
 // What a device kernel computes, from its name. Used by the metrics (Tensor
 // Core share) and by the tensor-cores-idle rule; the token tables live in
-// kernel_classify.cc only (domain.md, rule 5).
+// kernel_classify.cc only (docs/design/domain.md, rule 5).
 enum class KernelFamily : uint8_t {
   kGemm = 0,          // cuBLAS/cuBLASLt/CUTLASS/nvjet/Tensile GEMMs and GEMVs
   kConv,              // cuDNN/MIOpen convolutions (incl. implicit GEMM)

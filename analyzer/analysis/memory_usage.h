@@ -23,7 +23,7 @@
 
 namespace tracelint {
 
-// domain.md, "More rules users expect": peak use under ~25% of the device
+// docs/design/domain.md, "More rules users expect": peak use under ~25% of the device
 // leaves room for a larger batch; reserved memory over 90% of it is
 // pressure (the allocator frees its cache and retries, and cudaFree
 // synchronizes the device).

@@ -5,7 +5,7 @@
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/timeline_builder.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {
@@ -119,7 +119,7 @@ TEST(MemoryUsage, ExtremeTimestampsStayDefined) {
   EXPECT_EQ(m.devices[0].curve_end_ns, 5'000'000'000'000'000'000);
 }
 
-// domain.md: headroom below 25% of the device, pressure from 90% reserved.
+// docs/design/domain.md: headroom below 25% of the device, pressure from 90% reserved.
 // One case on each side of each threshold, 1 MiB apart.
 TEST(MemoryUsage, HeadroomThreshold) {
   const int64_t total = DeviceSpec::A100().total_memory_bytes;

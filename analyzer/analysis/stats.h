@@ -1,7 +1,7 @@
 #ifndef TRACELINT_ANALYZER_ANALYSIS_STATS_H_
 #define TRACELINT_ANALYZER_ANALYSIS_STATS_H_
 
-// Small-sample statistics for comparing two runs step by step (contract.md,
+// Small-sample statistics for comparing two runs step by step (docs/design/contract.md,
 // "diff"): quantiles, the two-sided Mann-Whitney U test and the
 // Hodges-Lehmann shift estimate with its confidence interval. Samples are
 // treated as independent; no distribution is assumed.
@@ -51,7 +51,7 @@ ShiftEstimate HodgesLehmann(const std::vector<double>& x, const std::vector<doub
 double KthDifference(const std::vector<double>& x_sorted, const std::vector<double>& y_sorted,
                      int64_t k);
 
-// One metric of two runs, compared as contract.md "diff" says.
+// One metric of two runs, compared as docs/design/contract.md "diff" says.
 struct SampleComparison {
   int n_base = 0;
   int n_new = 0;

@@ -172,7 +172,7 @@ std::vector<KernelFacts> CollectKernels(const Timeline& tl) {
 }
 
 // The TensorBoard plugin's merge of concurrent kernels: at each instant the
-// efficiencies of the running kernels add up, capped at 1. domain.md's sum
+// efficiencies of the running kernels add up, capped at 1. docs/design/domain.md's sum
 // over kernels is the same wherever kernels do not overlap; the cap keeps the
 // estimate a fraction when they do.
 std::vector<std::pair<Interval, double>> SmSegments(const std::vector<KernelFacts>& kernels,

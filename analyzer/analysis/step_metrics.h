@@ -2,7 +2,7 @@
 #define TRACELINT_ANALYZER_ANALYSIS_STEP_METRICS_H_
 
 // The numbers users compare with the PyTorch TensorBoard plugin and HTA
-// (domain.md, "Definitions"): per step and device, summaries over the
+// (docs/design/domain.md, "Definitions"): per step and device, summaries over the
 // analysed steps, the HTA temporal breakdown, top kernels and top ops.
 
 #include <array>

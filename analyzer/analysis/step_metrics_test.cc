@@ -4,7 +4,7 @@
 #include <tuple>
 
 #include "analyzer/analysis/analysis_context.h"
-#include "analyzer/analysis/metrics_test_trace.h"
+#include "tests/support/metrics_test_trace.h"
 #include "analyzer/analysis/steps.h"
 #include "gtest/gtest.h"
 

@@ -14,7 +14,7 @@ namespace {
 
 // A runtime call this long, with the device mostly idle under it, is the
 // runtime starting up (context creation, first allocation): steady-state
-// runtime calls take microseconds (domain.md, "Steady, warm-up ...").
+// runtime calls take microseconds (docs/design/domain.md, "Steady, warm-up ...").
 constexpr TimeNs kContextCallMinNs = 100'000'000;
 // A kernel launch this long with the device idle is loading the kernel's
 // module or code object; a launch blocked by a full queue has the device busy.

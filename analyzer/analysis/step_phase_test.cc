@@ -1,6 +1,6 @@
 #include "analyzer/analysis/step_phase.h"
 
-#include "analyzer/analysis/metrics_test_trace.h"
+#include "tests/support/metrics_test_trace.h"
 #include "analyzer/analysis/steps.h"
 #include "gtest/gtest.h"
 

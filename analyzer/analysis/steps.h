@@ -41,7 +41,7 @@ struct StepSet {
   }
 };
 
-// timeline_to_steps: the TensorBoard plugin's step rule (domain.md, "Steps").
+// timeline_to_steps: the TensorBoard plugin's step rule (docs/design/domain.md, "Steps").
 StepSet ComputeSteps(const Timeline& tl);
 
 // Index of the step of `steps` containing ts_ns, or -1.

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "analyzer/analysis/metrics_test_trace.h"
+#include "tests/support/metrics_test_trace.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {

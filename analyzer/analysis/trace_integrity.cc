@@ -10,6 +10,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
+#include "analyzer/model/diagnostic_catalog.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -96,7 +97,7 @@ Census Count(const Timeline& tl, const StepSet& analysed) {
       ++n.dropped_markers;
     }
   }
-  n.dropped_markers += tl.diagnostics().Count("xspace_profiler_error");
+  n.dropped_markers += tl.diagnostics().Count(kDiagXSpaceProfilerError);
   return n;
 }
 
@@ -348,7 +349,7 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   // step_markers: without markers (or with markers the profiler stitched
   // from disjoint times) the "step" is a window that may hold start-up,
   // teardown and pauses: no steady step to claim most of.
-  int64_t disjoint = tl.diagnostics().Count("xspace_step_spans_disjoint");
+  int64_t disjoint = tl.diagnostics().Count(kDiagXSpaceStepSpansDisjoint);
   if (n.events >= kFragmentMinEvents && (!steps.from_markers || disjoint > 0)) {
     out.checks.push_back(Check(
         "step_markers", CheckStatus::kLimited, steps.from_markers ? static_cast<double>(disjoint) : 0,

@@ -52,7 +52,7 @@ struct TraceIntegrity {
   double max_claim_share = 1.0;        // 0.5 on a window without step markers
   // A fragment (a handful of events, or markers without one complete step)
   // is not a profile of the job: no per-step claim is made from it, and the
-  // run is not judgeable (contract.md, exit 5). Empty when not a fragment.
+  // run is not judgeable (docs/design/contract.md, exit 5). Empty when not a fragment.
   std::string fragment_reason;
   bool fragment() const { return !fragment_reason.empty(); }
   std::vector<WithheldCause> withheld;

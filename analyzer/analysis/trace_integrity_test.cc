@@ -7,7 +7,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -122,11 +122,6 @@ absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
   if (!registry.status().ok()) return registry.status();
   PreparedRules out;
   out.config_path = options.config_path;
-  if (out.config_path.empty() && options.discover_config) {
-    std::error_code ec;
-    std::filesystem::path cwd = std::filesystem::current_path(ec);
-    if (!ec) out.config_path = DiscoverConfig(cwd).value_or("");
-  }
   std::vector<OptionOverride> overrides;
   out.rules_glob = options.rules_glob;
   if (!out.config_path.empty()) {
@@ -226,7 +221,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
       }
     }
   }
-  // Invariant (contract.md "Links, limits, invariants"): a rank's findings
+  // Invariant (docs/design/contract.md "Links, limits, invariants"): a rank's findings
   // never sum past its step. A breach is a rule bug: tests fail on it
   // (TRACELINT_STRICT_INVARIANTS); a release run scales that rank's savings
   // down to the step, lowers their confidence and says so.
@@ -308,8 +303,9 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
   }
   for (auto& [id, list] : by_rule) {
     for (Finding& merged : list) {
-      // Severity comes from the share alone (contract.md), so it always
-      // agrees with the ranking.
+      // The engine is the only writer of severity: from the share alone
+      // (docs/design/contract.md, "Severity"), so it always agrees with the ranking; a
+      // one-time cost was set above (at most medium, low beside steady steps).
       if (merged.one_time_ns == 0) merged.severity = SeverityForShare(merged.recoverable_share);
       if (!merged.rank_values.empty()) {
         merged.per_rank.clear();

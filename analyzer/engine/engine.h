@@ -20,10 +20,6 @@ struct EngineOptions {
   std::string config_path;                   // --config (JSON or TOML)
   // --rules was given: it wins over a config file's selection.
   bool rules_given = false;
-  // Without --config, look for tracelint.toml or pyproject.toml's
-  // [tool.tracelint] from the current directory upward (the command line
-  // sets this; --no-config clears it).
-  bool discover_config = false;
 };
 
 struct EngineResult {
@@ -40,7 +36,7 @@ struct EngineResult {
 
 // The selected rules (in selection order) with their resolved options.
 struct PreparedRules {
-  std::string config_path;  // the config file used (given or discovered); empty: none
+  std::string config_path;  // the config file used; empty: none
   std::string rules_glob;   // the selection in effect (--rules, else the config's, else "*")
   std::vector<std::string> selected;
   std::map<std::string, RuleOptions> options;
@@ -68,7 +64,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
 // named by its metadata rank, else its position). With >= 2 ranks, each
 // merged finding also gets its rule's Rule::CrossRankEvidence lines.
 //
-// Invariant (domain.md, "Time accounting"): on every rank the
+// Invariant (docs/design/domain.md, "Time accounting"): on every rank the
 // recoverable shares of all findings sum to at most 1, because each idle
 // instant has one cause and each cause one owning rule. The engine checks it
 // and reports a violation in `warnings`.

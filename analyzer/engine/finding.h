@@ -19,7 +19,7 @@ enum class Confidence : uint8_t {
 
 std::string_view FindingSeverityName(FindingSeverity s);
 
-// contract.md, "Severity": one scale over the recoverable share of the mean
+// docs/design/contract.md, "Severity": one scale over the recoverable share of the mean
 // step, assigned by the engine (SeverityForShare), never by a rule's options.
 inline constexpr double kHighSeverityShare = 0.15;
 inline constexpr double kMediumSeverityShare = 0.05;
@@ -83,7 +83,7 @@ struct Finding {
   // finding a hook adds may write its own lines and leave rank_values empty.
   std::vector<std::string> per_rank;
   std::vector<RankValue> rank_values;
-  // One-time findings (warm-up, start-up, capture, compile; contract.md):
+  // One-time findings (warm-up, start-up, capture, compile; docs/design/contract.md):
   // the total cost, not per step. Such a finding has recoverable_ns_per_step
   // == 0 and recoverable_share == 0, so it never counts in per-step totals.
   TimeNs one_time_ns = 0;
@@ -104,6 +104,15 @@ struct RuleOutcome {
   std::string not_judged_reason;     // set when the rule could not analyse
   std::vector<Finding> findings;
 };
+
+// The findings of a run in one line, for every report and the gate.
+struct FindingsSummary {
+  int count = 0;
+  TimeNs recoverable_ns_per_step = 0;
+  double recoverable_share = 0;  // capped at 1: causes are charged once
+  std::string line;              // "3 findings, up to 41% of step time recoverable"
+};
+FindingsSummary SummarizeFindings(const std::vector<Finding>& findings);
 
 }  // namespace tracelint
 

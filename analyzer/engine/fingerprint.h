@@ -24,7 +24,7 @@ struct PythonFrame {
 PythonFrame ParsePythonFrame(std::string_view frame);
 
 // The part of a finding's location that survives a re-run of the same code
-// (contract.md): the innermost user frame's file and function (not its line,
+// (docs/design/contract.md): the innermost user frame's file and function (not its line,
 // which moves with unrelated edits), else the top op or kernel name.
 std::string StableLocation(const Finding& f);
 

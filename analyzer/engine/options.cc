@@ -198,29 +198,6 @@ absl::StatusOr<ConfigFile> LoadConfig(const std::string& path) {
   return config;
 }
 
-std::optional<std::string> DiscoverConfig(const std::filesystem::path& start) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path dir = fs::absolute(start, ec);
-  if (ec) return std::nullopt;
-  for (;;) {
-    fs::path own = dir / "tracelint.toml";
-    if (fs::is_regular_file(own, ec)) return own.string();
-    fs::path pyproject = dir / "pyproject.toml";
-    if (fs::is_regular_file(pyproject, ec)) {
-      // Most pyproject.toml files are other tools' business: only one with
-      // our table is a config (read cheaply first, parsed when loaded).
-      std::ifstream file(pyproject, std::ios::binary);
-      std::stringstream buffer;
-      buffer << file.rdbuf();
-      std::string text = buffer.str();
-      if (text.find("tool.tracelint") != std::string::npos) return pyproject.string();
-    }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
-    dir = dir.parent_path();
-  }
-}
-
 absl::StatusOr<std::map<std::string, RuleOptions>> ResolveOptions(
     const RuleRegistry& registry, const std::vector<OptionOverride>& overrides) {
   if (!registry.status().ok()) return registry.status();

@@ -49,12 +49,6 @@ struct ConfigFile {
 };
 absl::StatusOr<ConfigFile> LoadConfig(const std::string& path);
 
-// Config discovery (docs/configuration.md): from `start` up to the root, the
-// first directory holding `tracelint.toml`, or a `pyproject.toml` with a
-// [tool.tracelint] table, gives the config; a tracelint.toml wins over a
-// pyproject.toml beside it. nullopt when none is found.
-std::optional<std::string> DiscoverConfig(const std::filesystem::path& start);
-
 // Effective options of every registered rule: declared defaults, then the
 // overrides in order (config file first, then --set, so the command line
 // wins). Unknown rule, unknown option or a value outside the declared range

@@ -1,6 +1,7 @@
 #include "analyzer/engine/options.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -110,6 +111,17 @@ TEST(DumpConfigTest, ReadsBackAsTheDefaults) {
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   EXPECT_DOUBLE_EQ(resolved->at("demo-rule").Get("MinSelfNs"), 100000);
   EXPECT_EQ(ListRules(r), "demo-rule  a rule with two options\n");
+}
+
+// A rule that reads an option it never declared fails its test loudly
+// instead of silently reading 0 (ctest sets TRACELINT_STRICT_INVARIANTS).
+TEST(RuleOptionsTest, AnUndeclaredNameAbortsUnderStrictInvariants) {
+  RuleOptions options({{"MinIdleShare", 0.1}});
+  EXPECT_DOUBLE_EQ(options.Get("MinIdleShare"), 0.1);
+  if (std::getenv("TRACELINT_STRICT_INVARIANTS") == nullptr) {
+    GTEST_SKIP() << "TRACELINT_STRICT_INVARIANTS is not set (ctest sets it)";
+  }
+  EXPECT_DEATH(options.Get("MinIdleShar"), "option 'MinIdleShar', which it does not declare");
 }
 
 }  // namespace

@@ -7,7 +7,7 @@ namespace tracelint {
 
 bool RanksBefore(const Finding& a, const Finding& b) {
   // Per-step findings by recoverable time first, then one-time findings by
-  // their total (contract.md, "One-time costs").
+  // their total (docs/design/contract.md, "One-time costs").
   const bool a_once = a.one_time_ns > 0, b_once = b.one_time_ns > 0;
   if (a_once != b_once) return b_once;
   if (a.one_time_ns != b.one_time_ns) return a.one_time_ns > b.one_time_ns;

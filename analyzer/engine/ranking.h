@@ -7,7 +7,7 @@
 
 namespace tracelint {
 
-// The report order (architecture.md): recoverable time per step
+// The report order (docs/design/architecture.md): recoverable time per step
 // descending, then severity descending, then rule id, then the start of the
 // located time range; cause, rank and title settle the remaining ties so
 // the order never depends on input order.

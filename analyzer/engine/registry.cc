@@ -1,10 +1,20 @@
 #include "analyzer/engine/registry.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "fmt/format.h"
 
 namespace tracelint {
+
+void UndeclaredOption(std::string_view name) {
+  static const bool strict = std::getenv("TRACELINT_STRICT_INVARIANTS") != nullptr;
+  if (!strict) return;
+  std::fprintf(stderr, "tracelint: a rule read option '%.*s', which it does not declare\n",
+               static_cast<int>(name.size()), name.data());
+  std::abort();
+}
 
 bool IsValidRuleId(std::string_view id) {
   if (id.empty() || id.front() == '-' || id.back() == '-') return false;

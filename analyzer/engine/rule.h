@@ -23,15 +23,24 @@ struct RuleOptionSpec {
 };
 
 // Effective option values for one rule (defaults merged with overrides).
+// Aborts under TRACELINT_STRICT_INVARIANTS (registry.cc).
+void UndeclaredOption(std::string_view name);
+
 class RuleOptions {
  public:
   RuleOptions() = default;
   explicit RuleOptions(std::map<std::string, double> values) : values_(std::move(values)) {}
-  // Returns the value; an unknown name is a programming error caught by
-  // the registry test (every Get must name a declared option).
+  // Returns the value. An undeclared name is a programming error: under
+  // TRACELINT_STRICT_INVARIANTS (every test sets it) it aborts naming the
+  // option, so a misspelled lookup fails the test that reaches it instead
+  // of silently reading 0; elsewhere it reads 0.
   double Get(std::string_view name) const {
     auto it = values_.find(std::string(name));
-    return it == values_.end() ? 0.0 : it->second;
+    if (it == values_.end()) {
+      UndeclaredOption(name);
+      return 0.0;
+    }
+    return it->second;
   }
   const std::map<std::string, double>& values() const { return values_; }
 
@@ -70,7 +79,7 @@ class Rule {
   // rule's merged findings in `merged` and uses what the hook returns in
   // their place, so the hook may add findings and lower the others' savings:
   // time moves only between findings of one rule, so each cause keeps one
-  // owner (domain.md, "Time accounting"). Severity and fingerprints are the
+  // owner (docs/design/domain.md, "Time accounting"). Severity and fingerprints are the
   // engine's, as for every finding; `location.rank` is the rank's name.
   virtual std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
                                                  const std::vector<int>& rank_names,

@@ -1,6 +1,10 @@
 #include "analyzer/model/diagnostics.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "analyzer/model/diagnostic_catalog.h"
 
 namespace tracelint {
 
@@ -13,9 +17,27 @@ std::string_view SeverityName(Severity s) {
   return "info";
 }
 
+namespace {
+
+// Under TRACELINT_STRICT_INVARIANTS (every test) a name the catalog does not
+// list, or with another severity, aborts: the catalog stays the one table.
+void CheckCataloged(std::string_view name, Severity severity) {
+  static const bool strict = std::getenv("TRACELINT_STRICT_INVARIANTS") != nullptr;
+  if (!strict) return;
+  const DiagnosticKind* kind = FindDiagnosticKind(name);
+  if (kind != nullptr && kind->severity == severity) return;
+  std::fprintf(stderr, "tracelint: import diagnostic '%.*s' (%s) is not in the catalog%s\n",
+               static_cast<int>(name.size()), name.data(), SeverityName(severity).data(),
+               kind != nullptr ? " with this severity" : "");
+  std::abort();
+}
+
+}  // namespace
+
 void ImportDiagnostics::Add(std::string_view name, Severity severity,
                             std::string_view description, int64_t count,
                             int64_t byte_offset) {
+  CheckCataloged(name, severity);
   auto it = entries_.find(name);
   if (it == entries_.end()) {
     Diagnostic d;

@@ -118,7 +118,7 @@ TEST(Timeline, ReleaseEventsKeepsWhatTheReportReads) {
   b.AddSlice(Host(host, 100, 10, b.Intern("aten::mm")));
   b.AddSlice(Host(stream, 120, 50, b.Intern("sgemm"), EventKind::kKernel));
   b.metadata().rank = 3;
-  b.diagnostics().Add("some_code", Severity::kWarning, "kept", 2);
+  b.diagnostics().Add("string_pid", Severity::kWarning, "kept", 2);
   absl::StatusOr<Timeline> tl = std::move(b).Finalize();
   ASSERT_TRUE(tl.ok());
   const size_t before = tl->MemoryBytes();
@@ -131,7 +131,7 @@ TEST(Timeline, ReleaseEventsKeepsWhatTheReportReads) {
   EXPECT_EQ(tl->track_range(stream), std::make_pair(SliceId{0}, SliceId{0}));
   EXPECT_EQ(tl->Bounds(), std::make_pair(TimeNs{100}, TimeNs{170}));
   EXPECT_EQ(tl->metadata().rank, 3);
-  EXPECT_EQ(tl->diagnostics().Count("some_code"), 2);
+  EXPECT_EQ(tl->diagnostics().Count("string_pid"), 2);
   EXPECT_EQ(tl->tracks().size(), 2u);
   EXPECT_LT(tl->MemoryBytes(), before);
   tl->ReleaseEvents();  // twice is harmless

@@ -112,7 +112,8 @@ std::string CategoryLegend() {
     out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", kCategoryColors[c],
                        kCategoryLabels[c]);
   }
-  out += "<span><i class=\"outlier-key\"></i>outlier step (&ge; 1.5&times; median)</span>";
+  out += "<span><i class=\"outlier-key\"></i>outlier step (slower than the median by more "
+         "than 10% and 3 MADs)</span>";
   return out + "</div>\n";
 }
 
@@ -130,6 +131,7 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
     TimeNs step_ns = 0;
     std::array<TimeNs, kStepCategoryCount> breakdown_ns{};
     size_t slowest = 0;
+    bool outlier = false;
   };
   const std::vector<Slot> slots = Slots(bars.size());
   std::vector<Drawn> drawn;
@@ -142,6 +144,7 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
       d.step_ns += bars[i].step_ns;
       for (int c = 0; c < kStepCategoryCount; ++c) d.breakdown_ns[c] += bars[i].breakdown_ns[c];
       if (bars[i].step_ns > bars[d.slowest].step_ns) d.slowest = i;
+      d.outlier = d.outlier || bars[i].outlier;
     }
     d.step_ns /= count;
     for (TimeNs& v : d.breakdown_ns) v /= count;
@@ -160,7 +163,7 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
     const std::string name = SlotName(numbers, slots[i]);
     const BreakdownBar& slowest = bars[d.slowest];
     const double x = kLeft + slot_w * i + (slot_w - bar_w) / 2;
-    const bool outlier = median_ns > 0 && slowest.step_ns >= kOutlierFactor * median_ns;
+    const bool outlier = d.outlier && median_ns > 0;
     out += fmt::format("<g class=\"bar{}\">", outlier ? " outlier" : "");
     double y = kTop + plot_h;
     for (int c = 0; c < kStepCategoryCount; ++c) {
@@ -188,14 +191,17 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
   return out + "</svg>\n";
 }
 
-std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
-                               std::string_view accelerator, std::string_view id_suffix) {
+std::string StepBreakdownChart(const StepMetrics& m, const OutlierSteps& outliers,
+                               size_t device_pos, std::string_view accelerator,
+                               std::string_view id_suffix) {
   int device = device_pos < m.summary.size() ? m.summary[device_pos].device : -1;
   std::vector<BreakdownBar> bars;
-  for (const StepRow& row : m.steps) {
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const StepRow& row = m.steps[i];
     BreakdownBar bar;
     bar.number = row.number;
     bar.step_ns = row.end_ns - row.start_ns;
+    bar.outlier = outliers.Contains(i);
     for (const DeviceMetrics& dm : row.devices) {
       if (dm.device == device) bar.breakdown_ns = dm.breakdown_ns;
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyzer/analysis/memory_usage.h"
+#include "analyzer/analysis/outlier_steps.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/report/report.h"
 
@@ -21,9 +22,6 @@ namespace tracelint::html {
 // Colours of the step breakdown categories (StepCategory order).
 std::string_view CategoryColor(int category);
 std::string_view CategoryLabel(int category);
-
-// A step is an outlier when it is this many times the median step or more.
-inline constexpr double kOutlierFactor = 1.5;
 
 // Chart geometry in SVG user units; the SVG scales to the page width.
 inline constexpr double kChartWidth = 960;
@@ -42,13 +40,14 @@ std::string OpenSvg(std::string_view id, double height, std::string_view label,
 struct BreakdownBar {
   int64_t number = -1;  // the step number shown under the bar
   TimeNs step_ns = 0;
+  bool outlier = false;  // an outlier step (analysis/outlier_steps.h)
   std::array<TimeNs, kStepCategoryCount> breakdown_ns{};
 };
 
 // Stacked bars of the step breakdown, one per step (per slot of steps past
 // kMaxChartSlots), scaled to `max_ns` (0: the tallest bar; two charts side
-// by side pass the same scale); a step at kOutlierFactor x the median of
-// these steps or more gets a red marker on its bar. `width` in SVG units: a
+// by side pass the same scale); an outlier step (the slowest of a slot
+// holding one) gets a red marker on its bar. `width` in SVG units: a
 // chart shown at half the page width passes about half, so its text stays
 // the size of the other charts'. Empty without bars.
 std::string BreakdownBarChart(std::string_view id, std::string_view label,
@@ -56,10 +55,12 @@ std::string BreakdownBarChart(std::string_view id, std::string_view label,
                               double width = kChartWidth);
 
 // Stacked bars of the step breakdown of summary device `device_pos`, one bar
-// per analysed step; outlier steps get a red marker. Empty without steps.
-// `id_suffix` keeps the ids of several ranks' charts apart ("-r1").
-std::string StepBreakdownChart(const StepMetrics& m, size_t device_pos,
-                               std::string_view accelerator, std::string_view id_suffix = "");
+// per analysed step; the rank's outlier steps (indices into m.steps) get a
+// red marker. Empty without steps. `id_suffix` keeps the ids of several
+// ranks' charts apart ("-r1").
+std::string StepBreakdownChart(const StepMetrics& m, const OutlierSteps& outliers,
+                               size_t device_pos, std::string_view accelerator,
+                               std::string_view id_suffix = "");
 
 // GPU (TPU, ...) utilization per step, one line per device. Empty without
 // steps.

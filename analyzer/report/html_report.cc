@@ -12,8 +12,6 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/model/accelerator.h"
-#include "analyzer/report/diff_html.h"
-#include "analyzer/report/diff_report.h"
 #include "analyzer/report/html_charts.h"
 #include "analyzer/report/roofline_report.h"
 #include "analyzer/report/html_style.h"
@@ -33,13 +31,13 @@ std::string OptPct(const std::optional<double>& share) {
   return share.has_value() ? Pct(*share) : std::string("n/a");
 }
 
-// What bounds the run: the shared verdict (contract.md, "The verdict line"),
+// What bounds the run: the shared verdict (docs/design/contract.md, "The verdict line"),
 // so this page says what text, Markdown, SARIF and JSON say; then the top
 // finding, which is where a reader goes next.
 std::string VerdictHtml(const ReportInput& in) {
-  Verdict verdict = ComputeVerdict(in);
+  Verdict verdict = in.summary().verdict;
   std::string out = "<b>" + E(verdict.line) + "</b>";
-  if (!verdict.judgeable && NoRankHasSteadyStep(in)) {
+  if (!verdict.judgeable && in.summary().no_rank_has_steady_step) {
     out += "<br>Its one-time costs are among the findings. Profile after warm-up: "
            "<code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>.";
   }
@@ -298,7 +296,7 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   size_t device_pos = BusiestDevice(m);
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device, accelerator));
-  out += html::StepBreakdownChart(m, device_pos, accelerator, ids);
+  out += html::StepBreakdownChart(m, in.summary().ranks[i].outliers, device_pos, accelerator, ids);
   out += html::CategoryLegend();
   out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);
   out += html::UtilizationChart(m, accelerator, ids);
@@ -327,7 +325,7 @@ void TimelineSection(std::string& out, const ReportInput& in) {
   std::optional<html::WorstStep> worst = html::FindWorstStep(in);
   out += "<h2 id=\"timeline-section\">Timeline of the worst steady step</h2>\n";
   if (!worst.has_value()) {
-    if (NoRankHasSteadyStep(in)) {
+    if (in.summary().no_rank_has_steady_step) {
       std::string phases;
       for (size_t i = 0; i < in.contexts.size(); ++i) {
         std::string who = in.contexts.size() > 1
@@ -407,21 +405,20 @@ std::string RenderHtmlReport(const ReportInput& in) {
   out += "</style></head>\n<body>\n<h1>tracelint report</h1>\n";
   Header(out, in);
   out += "<div class=\"verdict\" id=\"verdict\">" + VerdictHtml(in);
-  if (in.baseline_diff != nullptr) {
-    out += "<br><a href=\"#baseline\">Against the baseline</a>: " +
-           E(StepTimeVerdict(*in.baseline_diff));
+  if (in.baseline != nullptr) {
+    out += "<br><a href=\"#baseline\">Against the baseline</a>: " + E(in.baseline->headline);
   }
   out += "</div>\n";
   Findings(out, in);
   // analyze --baseline: the comparison right after the findings it adds to.
-  if (in.baseline_diff != nullptr) out += RenderDiffHtmlSection(*in.baseline_diff);
+  if (in.baseline != nullptr) out += in.baseline->html;
   if (std::string ranks = html::RankChart(in); !ranks.empty()) {
     out += "<h2>Ranks</h2>\n<p class=\"note\">Mean per step over each rank's analysed steps "
            "(idle and communication averaged over the rank's devices).</p>\n" + ranks;
   }
   TimelineSection(out, in);
   for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) RankSection(out, in, i);
-  if (std::optional<Throughput> t = ComputeThroughput(in)) {
+  if (std::optional<Throughput> t = in.summary().throughput) {
     out += fmt::format("<h2>Throughput</h2>\n<p>samples/s: {:.1f}", t->samples_per_s);
     if (t->samples_per_dollar.has_value()) {
       out += fmt::format(", samples per dollar: {:.0f}", *t->samples_per_dollar);

@@ -7,7 +7,7 @@
 #include "analyzer/base/escape.h"
 #include "analyzer/report/html_charts.h"
 #include "analyzer/report/report_data.h"
-#include "analyzer/report/report_fixture.h"
+#include "tests/support/report_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -103,6 +103,7 @@ TEST(HtmlCharts, LongRunsAreDrawnInSlotsOfSteps) {
     html::BreakdownBar bar;
     bar.number = i + 1;
     bar.step_ns = (i == 500 ? 40 : 10) * kNsPerMs;
+    bar.outlier = i == 500;  // the caller marks outliers (analysis/outlier_steps.h)
     bar.breakdown_ns[static_cast<int>(StepCategory::kKernel)] = bar.step_ns;
     bars.push_back(bar);
   }
@@ -130,7 +131,7 @@ TEST(HtmlReport, SeveralRanksGetTheRankChart) {
 
 TEST(HtmlReport, VerdictIsTheOneEveryFormatPrints) {
   auto a = Analyse({LoaderBound(6, -1, "k", "aten::mm")}, "verdict");
-  Verdict verdict = ComputeVerdict(a->input);
+  Verdict verdict = a->input.summary().verdict;
   ASSERT_TRUE(verdict.judgeable);
   std::string page = RenderHtmlReport(a->input);
   EXPECT_THAT(page, HasSubstr("<div class=\"verdict\" id=\"verdict\"><b>" +

@@ -12,7 +12,6 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/base/version.h"
-#include "analyzer/report/diff_report.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
@@ -296,7 +295,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
 // trace_integrity.h: the least trusted rank's checks and what they imply.
 void WriteIntegrity(JsonWriter& w, const RunIntegrity& run) {
   w.Key("integrity");
-  if (run.worst == nullptr) {
+  if (!run.worst.has_value()) {
     w.Null();
     return;
   }
@@ -431,7 +430,7 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.EndObject();
   w.Key("provenance");
   WriteProvenance(w, input.provenance);
-  Verdict verdict = ComputeVerdict(input);
+  Verdict verdict = input.summary().verdict;
   w.Key("verdict").String(verdict.bound);
   w.Key("verdict_text").String(verdict.line);
 
@@ -442,7 +441,7 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.EndArray();
 
   w.Key("throughput");
-  if (std::optional<Throughput> t = ComputeThroughput(input)) {
+  if (std::optional<Throughput> t = input.summary().throughput) {
     w.BeginObject();
     w.Key("batch_size_per_rank").Int(t->batch_size_per_rank);
     w.Key("ranks").Int(t->ranks);
@@ -456,7 +455,7 @@ std::string RenderJsonReport(const ReportInput& input) {
     w.Null();
   }
 
-  WriteIntegrity(w, SummarizeIntegrity(input));
+  WriteIntegrity(w, input.summary().integrity);
   w.Key("findings").BeginArray();
   for (const Finding& f : input.findings) WriteFinding(w, f);
   w.EndArray();
@@ -477,9 +476,9 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.Key("recoverable_share").Double(s.recoverable_share);
   w.Key("text").String(s.line);
   w.EndObject();
-  if (input.baseline_diff != nullptr) {
+  if (input.baseline != nullptr && input.baseline->write_json) {
     w.Key("baseline_diff");
-    WriteDiffJson(w, *input.baseline_diff);
+    input.baseline->write_json(w);
   }
   w.EndObject();
   return w.Finish();

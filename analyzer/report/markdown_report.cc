@@ -163,7 +163,7 @@ void EvidenceSection(std::string& out, const Finding& f, size_t index) {
 
 std::string RenderMarkdownReport(const ReportInput& in) {
   std::string out;
-  Verdict verdict = ComputeVerdict(in);
+  Verdict verdict = in.summary().verdict;
   Header(out, in, verdict);
   size_t shown = std::min(in.findings.size(),
                           static_cast<size_t>(std::max(1, in.options.top_n)));

@@ -7,8 +7,8 @@
 
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/report/html_report.h"
-#include "analyzer/report/report_fixture.h"
-#include "analyzer/report/schema_check.h"
+#include "tests/support/report_fixture.h"
+#include "tests/support/schema_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"

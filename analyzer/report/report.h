@@ -2,17 +2,29 @@
 #define TRACELINT_ANALYZER_REPORT_REPORT_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/run_summary.h"
 #include "analyzer/engine/finding.h"
 #include "analyzer/model/timeline.h"
 
 namespace tracelint {
 
-struct RunDiff;  // diff.h
+class JsonWriter;  // json_writer.h
+
+// analyze --baseline: the comparison with the baseline, rendered by diff/
+// for each format. The composition root (cli/) fills it, so the single-run
+// reporters place it without depending on diff/.
+struct BaselineSection {
+  std::string headline;  // the step-time verdict, one line
+  std::string html;      // the page section (id "baseline")
+  std::function<void(JsonWriter&)> write_json;  // the report's "baseline_diff" value
+};
 
 // The JSON report's "schema_version"; bump it with report.schema.json.
 inline constexpr int kReportSchemaVersion = 1;
@@ -56,7 +68,7 @@ struct RuleInfo {
   std::string summary;
 };
 
-// SARIF locations (contract.md, "SARIF locations").
+// SARIF locations (docs/design/contract.md, "SARIF locations").
 struct SarifOptions {
   std::string source_root;  // maps Python frames to repo files; empty: cwd
   std::string docs_url;     // helpUri base; empty: kDefaultDocsUrl
@@ -72,11 +84,23 @@ struct ReportInput {
   std::vector<RuleOutcome> not_judged;  // rules that could not analyse
   std::vector<std::string> warnings;
   ReportOptions options;
-  const RunDiff* baseline_diff = nullptr;  // analyze --baseline
+  const BaselineSection* baseline = nullptr;  // analyze --baseline
   Provenance provenance;
   std::vector<RuleInfo> rules;  // the selected rules
   SarifOptions sarif;
+  // The run summary (verdict, integrity, throughput, steady and outlier
+  // steps), computed once: by the composition root right after the engine
+  // (SetSummary), or from the contexts on first use. A merge of shards sets
+  // it from their rank summaries.
+  const RunSummary& summary() const;
+  void SetSummary(RunSummary summary) { summary_ = std::move(summary); }
+
+ private:
+  mutable std::optional<RunSummary> summary_;
 };
+
+// The run summary of `input`'s contexts, with its throughput options.
+RunSummary ComputeRunSummary(const ReportInput& input);
 
 std::string RenderTextReport(const ReportInput& input);
 // Described by analyzer/report/report.schema.json.

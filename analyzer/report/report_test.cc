@@ -6,11 +6,10 @@
 #include <numeric>
 #include <unistd.h>
 
-#include "analyzer/analysis/metrics_test_trace.h"
+#include "tests/support/metrics_test_trace.h"
 #include "analyzer/analysis/step_metrics.h"
-#include "analyzer/report/batch_table.h"
 #include "analyzer/report/report_data.h"
-#include "analyzer/report/schema_check.h"
+#include "tests/support/schema_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
@@ -190,9 +189,9 @@ TEST(ReportData, ThroughputUsesWorldSizeWhenLarger) {
   ReportInput in;
   in.ranks = {&tl};
   in.contexts = {&ctx};
-  EXPECT_FALSE(ComputeThroughput(in).has_value());
+  EXPECT_FALSE(ComputeRunSummary(in).throughput.has_value());
   in.options.batch_size = 16;
-  std::optional<Throughput> tp = ComputeThroughput(in);
+  std::optional<Throughput> tp = ComputeRunSummary(in).throughput;
   ASSERT_TRUE(tp.has_value());
   EXPECT_EQ(tp->ranks, 1);
   EXPECT_DOUBLE_EQ(tp->samples_per_s, 16 / 0.0005);
@@ -221,26 +220,6 @@ TEST_F(ReportTest, JsonValidatesAgainstTheSchema) {
   std::filesystem::remove(report);
   if (check == testing::SchemaCheck::kSkipped) GTEST_SKIP() << why;
   EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
-}
-
-// The batch table's utilization column is named for the runs' devices.
-TEST(BatchTable, UtilizationHeaderNamesTheDevice) {
-  BatchRow gpu;
-  gpu.run = "gpu-run";
-  BatchRow tpu;
-  tpu.run = "tpu-run";
-  tpu.accelerator = "TPU";
-  tpu.gpu_utilization = 0.5;
-  BatchRow broken;  // not analysed: its device says nothing
-  broken.run = "broken";
-  broken.status = BatchStatus::kError;
-  broken.accelerator = "MTIA";
-  EXPECT_EQ(UtilizationHeader({gpu}), "GPU util");
-  EXPECT_EQ(UtilizationHeader({tpu, broken}), "TPU util");
-  EXPECT_EQ(UtilizationHeader({gpu, tpu}), "util");
-  EXPECT_EQ(UtilizationHeader({broken}), "GPU util");
-  EXPECT_THAT(RenderBatch(std::vector<BatchRow>{tpu}, "text"), ::testing::HasSubstr("TPU util"));
-  EXPECT_THAT(RenderBatch(std::vector<BatchRow>{tpu}, "csv"), ::testing::HasSubstr(",TPU\n"));
 }
 
 }  // namespace

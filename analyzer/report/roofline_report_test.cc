@@ -11,8 +11,8 @@
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/roofline_report.h"
-#include "analyzer/report/schema_check.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/schema_check.h"
+#include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
@@ -118,7 +118,7 @@ TEST(RooflineReport, TextBlockAndVerdictNameTheDominantFamily) {
   ReportInput in;
   in.ranks = {&tl};
   in.contexts = {&ctx};
-  Verdict v = ComputeVerdict(in);
+  const Verdict& v = in.summary().verdict;
   EXPECT_EQ(v.bound, "gpu compute");
   EXPECT_THAT(v.line, HasSubstr("; GEMM bf16 "));
   EXPECT_THAT(v.line, HasSubstr("% of the step at 40% of peak)"));

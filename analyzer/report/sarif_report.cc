@@ -202,7 +202,7 @@ void WriteResult(JsonWriter& w, const ReportInput& in, const Roots& roots, const
 
 std::string RenderSarifReport(const ReportInput& in) {
   Roots roots = ResolveRoots(in.sarif);
-  Verdict verdict = ComputeVerdict(in);
+  Verdict verdict = in.summary().verdict;
   JsonWriter w;
   w.BeginObject();
   w.Key("$schema").String("https://json.schemastore.org/sarif-2.1.0.json");

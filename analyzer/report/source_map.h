@@ -2,7 +2,7 @@
 #define TRACELINT_ANALYZER_REPORT_SOURCE_MAP_H_
 
 // Maps paths recorded on the profiling host to files of the checkout that
-// SARIF annotates (contract.md, "SARIF locations").
+// SARIF annotates (docs/design/contract.md, "SARIF locations").
 
 #include <string>
 #include <string_view>

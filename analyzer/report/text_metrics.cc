@@ -1,6 +1,6 @@
 // The text report's metrics, after the findings: run facts, one side-by-side
 // table for several ranks, then the metrics of the judged rank (every rank
-// with -v) with both step views when they differ (contract.md, "Steps shown
+// with -v) with both step views when they differ (docs/design/contract.md, "Steps shown
 // and steps judged"), the per-step summary and outlier steps, HTA's temporal
 // breakdown, top kernels and ops, throughput and import diagnostics.
 
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
+#include "analyzer/analysis/run_summary.h"
 #include "analyzer/analysis/stats.h"
 #include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
@@ -34,11 +36,6 @@ namespace {
 // Kernel and op names are cut to this many columns unless -v: templated
 // names run to hundreds of characters.
 constexpr size_t kNameColumns = 90;
-// A steady step is an outlier when its time is this far from the median:
-// the larger of a share of the median and a robust spread (3 x 1.4826 x MAD,
-// about three standard deviations under normal noise).
-constexpr double kOutlierMinShare = 0.10;
-constexpr double kOutlierMads = 3 * 1.4826;
 constexpr size_t kSlowestShown = 3;
 // "Framework: " and the value after it.
 constexpr size_t kLabelColumns = 11;
@@ -325,9 +322,10 @@ void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accel
 }
 
 // A summary of the step times (median, p10/p90, slowest), then only the
-// outlier and non-steady steps unless --steps all or -v.
-void PerStep(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
-             const Layout& layout) {
+// outlier and non-steady steps unless --steps all or -v. Outliers are the
+// run summary's (analysis/outlier_steps.h), the set every report uses.
+void PerStep(std::string& out, AnalysisContext& ctx, const RankSummary& rank,
+             std::string_view accelerator, const Layout& layout) {
   const StepMetrics& all = ctx.all_step_metrics();
   const StepSet& all_steps = ctx.all_steps();
   const StepPhaseSet& phase = ctx.step_phase();
@@ -340,29 +338,20 @@ void PerStep(std::string& out, AnalysisContext& ctx, std::string_view accelerato
     auto it = phase_of.find(r.number);
     return it == phase_of.end() ? StepPhase::kSteady : it->second;
   };
+  std::set<int64_t> outlier_numbers;
+  for (size_t i : rank.outliers.indices) outlier_numbers.insert(rank.steady_steps[i].number);
   std::vector<double> steady_ns;
-  std::vector<const StepRow*> steady_rows;
-  for (const StepRow& r : all.steps) {
-    if (phase_at(r) != StepPhase::kSteady) continue;
-    steady_ns.push_back(static_cast<double>(r.end_ns - r.start_ns));
-    steady_rows.push_back(&r);
-  }
-  double median = Median(steady_ns);
-  std::vector<double> deviations;
-  for (double v : steady_ns) deviations.push_back(std::fabs(v - median));
-  double limit = std::max(kOutlierMinShare * median, kOutlierMads * Median(deviations));
-  if (!steady_ns.empty()) {
-    std::vector<const StepRow*> slowest = steady_rows;
-    std::stable_sort(slowest.begin(), slowest.end(), [](const StepRow* a, const StepRow* b) {
-      return a->end_ns - a->start_ns > b->end_ns - b->start_ns;
-    });
+  for (const StepTime& s : rank.steady_steps) steady_ns.push_back(static_cast<double>(s.step_ns));
+  if (!rank.steady_steps.empty()) {
+    std::vector<const StepTime*> slowest;
+    for (const StepTime& s : rank.steady_steps) slowest.push_back(&s);
+    std::stable_sort(slowest.begin(), slowest.end(),
+                     [](const StepTime* a, const StepTime* b) { return a->step_ns > b->step_ns; });
     slowest.resize(std::min(slowest.size(), kSlowestShown));
     std::vector<std::string> slow;
-    for (const StepRow* r : slowest) {
-      slow.push_back(fmt::format("#{} {}", r->number, Ms(r->end_ns - r->start_ns)));
-    }
+    for (const StepTime* s : slowest) slow.push_back(fmt::format("#{} {}", s->number, Ms(s->step_ns)));
     out += Wrap(fmt::format("Per step ({} steady): median {}, p10 {}, p90 {}; slowest {}",
-                            steady_ns.size(), Ms(static_cast<TimeNs>(median)),
+                            steady_ns.size(), Ms(rank.outliers.median_ns),
                             Ms(static_cast<TimeNs>(Quantile(steady_ns, 0.1))),
                             Ms(static_cast<TimeNs>(Quantile(steady_ns, 0.9))),
                             fmt::join(slow, ", ")),
@@ -370,17 +359,19 @@ void PerStep(std::string& out, AnalysisContext& ctx, std::string_view accelerato
   }
   std::vector<const StepRow*> shown;
   for (const StepRow& r : all.steps) {
-    bool steady = phase_at(r) == StepPhase::kSteady;
-    bool outlier = steady && std::fabs(static_cast<double>(r.end_ns - r.start_ns) - median) > limit;
+    const bool steady = phase_at(r) == StepPhase::kSteady;
+    const bool outlier = steady && outlier_numbers.contains(r.number);
     if (layout.all_steps || !steady || outlier) shown.push_back(&r);
   }
   if (!layout.all_steps) {
-    size_t outliers = 0;
-    for (const StepRow* r : shown) outliers += phase_at(*r) == StepPhase::kSteady ? 1 : 0;
-    out += Wrap(fmt::format("{} outlier step{} (more than {} from the median){}; --steps all "
-                            "lists every step",
+    const size_t outliers = outlier_numbers.size();
+    const std::string rule =
+        rank.outliers.judged()
+            ? fmt::format("slower than the median by more than {}", Ms(rank.outliers.limit_ns))
+            : fmt::format("fewer than {} steady steps: none judged", kOutlierMinSteps);
+    out += Wrap(fmt::format("{} outlier step{} ({}){}; --steps all lists every step",
                             outliers == 0 ? std::string("No") : fmt::format("{}", outliers),
-                            outliers == 1 ? "" : "s", Ms(static_cast<TimeNs>(limit)),
+                            outliers == 1 ? "" : "s", rule,
                             shown.size() > outliers ? ", and the steps that are not steady" : ""),
                 layout.width, "", "  ");
   }
@@ -537,7 +528,7 @@ void Diagnostics(std::string& out, const ReportInput& in, const Layout& layout) 
 
 void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout& layout) {
   if (in.ranks.empty()) return;
-  Verdict verdict = ComputeVerdict(in);
+  Verdict verdict = in.summary().verdict;
   const bool several = in.ranks.size() > 1;
   out += Heading(several ? "Ranks" : "Run", layout);
   RunFacts(out, in, layout);
@@ -559,7 +550,7 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
     RankFacts(out, in, i, layout);
     MetricsTable(out, ctx, accelerator, layout);
-    PerStep(out, ctx, accelerator, layout);
+    PerStep(out, ctx, in.summary().ranks[i], accelerator, layout);
     HtaLines(out, ctx.step_metrics(), accelerator, layout);
     MemoryLines(out, ctx, accelerator, layout);
     TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
@@ -569,7 +560,7 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
       out += Heading("Where the device time goes", layout) + block;
     }
   }
-  if (std::optional<Throughput> t = ComputeThroughput(in)) {
+  if (std::optional<Throughput> t = in.summary().throughput) {
     out += Heading("Throughput", layout);
     out += fmt::format("  samples/s: {:.1f}\n", t->samples_per_s);
     if (t->samples_per_dollar.has_value()) {

@@ -346,16 +346,16 @@ std::string RenderTextReport(const ReportInput& in) {
   }
   const size_t w = layout.width;
   out += Paint(TitleLine(in, w), Color::kBold, layout.color) + "\n";
-  Verdict verdict = ComputeVerdict(in);
+  Verdict verdict = in.summary().verdict;
   out += Wrap(verdict.line, w, "", "  ");
-  if (NoRankHasSteadyStep(in)) {
+  if (in.summary().no_rank_has_steady_step) {
     out += Wrap("NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or "
                 "compile only, so no per-step claim is made; its one-time costs are listed "
                 "below. Profile after warm-up: torch.profiler.schedule(wait=1, warmup=2, "
                 "active=3).",
                 w, "", "  ");
   }
-  RunIntegrity integrity = SummarizeIntegrity(in);
+  RunIntegrity integrity = in.summary().integrity;
   if (!integrity.line.empty()) out += Wrap(integrity.line, w, "", "  ");
   out += "\n";
   if (in.findings.empty()) {

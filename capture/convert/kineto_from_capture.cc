@@ -16,7 +16,7 @@
 namespace tracelint::capture {
 namespace {
 
-// Kineto puts a stream's sync waits on a track of their own (formats.md A.3).
+// Kineto puts a stream's sync waits on a track of their own (docs/design/formats.md A.3).
 constexpr int64_t kSyncTidOffset = 1000000;
 
 std::string_view CopyKindName(CopyKind k) {

@@ -2,7 +2,7 @@
 #define TRACELINT_CAPTURE_CONVERT_KINETO_FROM_CAPTURE_H_
 
 // capture_to_kineto: one process's CUPTI records as the Kineto trace JSON
-// PyTorch writes (formats.md A), so tracelint and every other Kineto
+// PyTorch writes (docs/design/formats.md A), so tracelint and every other Kineto
 // reader (TensorBoard, HTA, Perfetto) read a capture unchanged:
 //   kernels        cat "kernel", pid = device, tid = stream
 //   memcpy/memset  cat "gpu_memcpy"/"gpu_memset", named as Kineto names them
@@ -54,7 +54,7 @@ struct ConvertSummary {
 std::string CaptureToKinetoJson(const CaptureRecords& records, const ConvertOptions& options,
                                 ConvertSummary* summary = nullptr);
 
-// "<host>.<pid>[.rank<R>].pt.trace.json" (contract.md, "Capture files").
+// "<host>.<pid>[.rank<R>].pt.trace.json" (docs/design/contract.md, "Capture files").
 std::string CaptureTraceFileName(const ProcessInfo& process);
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel"; "_ptsz"/"_ptds" dropped.

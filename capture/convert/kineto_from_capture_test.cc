@@ -17,7 +17,7 @@
 #include "capture/convert/raw_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/kineto/kineto_parser.h"
 
 namespace tracelint::capture {

@@ -9,7 +9,7 @@
 // large buffer, queue a full one. A writer thread turns full buffers into
 // raw records (capture/convert/raw_format.h) and appends them to
 // <TRACELINT_CAPTURE_DIR>/<host>.<pid>.tlraw; `tracelint` converts the dump
-// to Kineto JSON after the program ends (contract.md, "Capture files").
+// to Kineto JSON after the program ends (docs/design/contract.md, "Capture files").
 // The dump is finished (flushed, with its end record) at exit, on
 // SIGTERM/SIGINT where the program left them at their default, or when the
 // --duration window closes.

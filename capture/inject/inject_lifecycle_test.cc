@@ -19,7 +19,7 @@
 #include "capture/convert/raw_format.h"
 #include "capture/convert/raw_reader.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint::capture {
 namespace {

@@ -5,7 +5,7 @@
 #   tracelint-ci.sh TRACE OUT_DIR [BASELINE_REPORT_JSON]
 #
 # Writes OUT_DIR/report.json (keep it as an artifact: the next run's
-# baseline), report.md (the PR/MR comment), tracelint.sarif (code scanning)
+# baseline), `report.md` (the PR/MR comment), tracelint.sarif (code scanning)
 # and report.txt. Environment: TRACELINT (binary, default `tracelint`),
 # SOURCE_ROOT (checkout the Python frames map into, default .), FAIL_ON
 # (high|medium|low, default high), FAIL_ON_RECOVERABLE (e.g. 30%, default

@@ -2,7 +2,7 @@
 #define TRACELINT_PARSERS_COMMON_DEVICE_TRACK_NAMES_H_
 
 // The names TensorFlow, JAX and XLA profilers give device timelines
-// (formats.md B and C.2-C.3), read in one place for every reader: XSpace
+// (docs/design/formats.md B and C.2-C.3), read in one place for every reader: XSpace
 // planes and lines (parsers/xplane) and the same names in the
 // process_name/thread_name metadata of their Chrome trace JSON
 // (parsers/kineto/chrome_device_tracks.cc).

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "parsers/kineto/chrome_test_traces.h"
 #include "parsers/kineto/kineto_metadata.h"
-#include "parsers/kineto/kineto_test_util.h"
+#include "tests/support/kineto_test_util.h"
 
 namespace tracelint {
 namespace {

@@ -2,7 +2,7 @@
 #define TRACELINT_PARSERS_KINETO_KINETO_CATEGORIES_H_
 
 // What Kineto's event categories, flow categories and special pids mean
-// (formats.md A.3-A.6), for the event emitter.
+// (docs/design/formats.md A.3-A.6), for the event emitter.
 
 #include <cstdint>
 #include <string_view>
@@ -18,7 +18,7 @@ struct CategoryInfo {
 };
 
 // Categories of every Kineto vintage, compared case-insensitively as the
-// TensorBoard plugin does (formats.md A.4).
+// TensorBoard plugin does (docs/design/formats.md A.4).
 CategoryInfo ClassifyCategory(std::string_view cat, bool has_cat);
 
 // MTIA device events: DMA transfers are copies, event record/wait are
@@ -31,7 +31,7 @@ CopyDirection MtiaCopyDirection(std::string_view direction);
 // every Kineto vintage.
 bool IsGpuFlowCategory(std::string_view cat);
 
-// String pids Kineto itself writes (formats.md A.6); any other string pid
+// String pids Kineto itself writes (docs/design/formats.md A.6); any other string pid
 // is a name a non-Kineto producer gave its process.
 bool IsKinetoStringPid(std::string_view pid);
 

@@ -6,7 +6,7 @@
 
 #include "analyzer/model/timeline_invariants.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/kineto/kineto_parser.h"
 
 namespace tracelint {

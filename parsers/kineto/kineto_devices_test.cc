@@ -6,9 +6,9 @@
 #include "analyzer/model/accelerator.h"
 #include "analyzer/model/timeline_invariants.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/kineto/kineto_parser.h"
-#include "parsers/kineto/kineto_test_util.h"
+#include "tests/support/kineto_test_util.h"
 
 namespace tracelint {
 namespace {

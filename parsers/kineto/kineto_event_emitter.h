@@ -14,7 +14,7 @@
 
 namespace tracelint::kineto {
 
-// Trace features that date the producer (formats.md A.10).
+// Trace features that date the producer (docs/design/formats.md A.10).
 enum Feature : uint32_t {
   kFeatLegacyCategories = 1 << 0,  // Operator / Runtime / Kernel ...
   kFeatCurrentCategories = 1 << 1,

@@ -17,7 +17,7 @@
 #include "parsers/common/input_stream.h"
 #include "parsers/common/json_event_splitter.h"
 #include "parsers/common/read_ahead.h"
-#include "parsers/common/worker_pool.h"
+#include "analyzer/base/worker_pool.h"
 #include "parsers/kineto/chrome_device_tracks.h"
 #include "parsers/kineto/kineto_event_emitter.h"
 #include "parsers/kineto/kineto_metadata.h"

@@ -38,7 +38,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                                                  const ParseOptions& options,
                                                  const JsonReader& reader);
 
-// The PyTorch version the trace's features point to (formats.md A.10),
+// The PyTorch version the trace's features point to (docs/design/formats.md A.10),
 // phrased as a guess.
 std::string GuessPytorchVersion(uint32_t features, const RawMeta& meta, bool bare_array);
 

@@ -7,8 +7,8 @@
 #include "analyzer/model/timeline_invariants.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
-#include "parsers/kineto/kineto_test_util.h"
+#include "tests/support/test_files.h"
+#include "tests/support/kineto_test_util.h"
 
 namespace tracelint {
 namespace {

@@ -14,10 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kExpected =
-    "expected Kineto/Chrome trace JSON (.json/.json.gz) or XSpace (.xplane.pb)";
 
-bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 
 bool IsAllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -37,11 +34,13 @@ absl::Status StatError(const std::string& path, const std::error_code& ec) {
   return absl::UnavailableError(msg);
 }
 
-std::string Stem(std::string_view name) {
-  for (std::string_view ext : {".json.gz", ".json", ".xplane.pb"}) {
-    if (EndsWith(name, ext)) return std::string(name.substr(0, name.size() - ext.size()));
-  }
-  return std::string(name);
+std::string Stem(std::string_view name) { return StripTraceExtension(name); }
+
+// A format that a file's name alone decides (XSpace: a protobuf has no magic
+// bytes to sniff), or nullptr.
+const FormatEntry* KnownByExtension(std::string_view name) {
+  const FormatEntry* f = FormatByExtension(name);
+  return f != nullptr && f->known_by_extension ? f : nullptr;
 }
 
 // The tree a scan may follow symlinks within (contract: links leading out
@@ -97,9 +96,7 @@ absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_d
   return out;
 }
 
-bool IsTraceCandidateName(std::string_view name) {
-  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, ".xplane.pb");
-}
+bool IsTraceCandidateName(std::string_view name) { return FormatByExtension(name) != nullptr; }
 
 // The trace files directly in `dir` (no recursion).
 // Paths that could not be read for lack of permission, so that a scan that
@@ -138,8 +135,8 @@ absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
     }
     TraceFileRef ref;
     ref.path = p.string();
-    if (EndsWith(name, ".xplane.pb")) {
-      ref.format = InputFormat::kXSpace;
+    if (const FormatEntry* known = KnownByExtension(name)) {
+      ref.format = known->format;
       ref.worker = Stem(name);
       out.push_back(ref);
       continue;
@@ -303,7 +300,7 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
   }
   if (files.empty() && !denied.empty()) return DeniedError(dir.string(), denied);
   if (files.empty()) {
-    return absl::NotFoundError(fmt::format("{}: no trace files found; {}", dir.string(), kExpected));
+    return absl::NotFoundError(fmt::format("{}: no trace files found; {}", dir.string(), ExpectedInputText()));
   }
   if (!denied.empty()) {
     d.notes.push_back(fmt::format("skipped {} path(s) that cannot be read (permission denied): "
@@ -340,7 +337,7 @@ bool HoldsTracesItself(const fs::path& dir, const LinkScope* scope) {
     std::string name = f.filename().string();
     if (!IsTraceCandidateName(name)) return false;
     std::string worker, span;
-    if (EndsWith(name, ".xplane.pb") || SplitPtTraceName(name, &worker, &span)) return true;
+    if (KnownByExtension(name) != nullptr || SplitPtTraceName(name, &worker, &span)) return true;
     absl::StatusOr<InputFormat> format = SniffTraceFile(f.string());
     return format.ok() && *format == InputFormat::kKinetoJson;
   });
@@ -390,19 +387,16 @@ absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, i
   if (runs.empty()) {
     return absl::NotFoundError(fmt::format("{}: no trace files found in it or in {} levels of "
                                            "subdirectories; {}",
-                                           dir.string(), max_depth, kExpected));
+                                           dir.string(), max_depth, ExpectedInputText()));
   }
   return runs;
 }
 
 bool SplitPtTraceName(std::string_view name, std::string* worker, std::string* span) {
-  std::string_view base;
-  for (std::string_view ext : {".pt.trace.json.gz", ".pt.trace.json"}) {
-    if (EndsWith(name, ext)) {
-      base = name.substr(0, name.size() - ext.size());
-      break;
-    }
-  }
+  // Only the run files named "<worker>[.<span>]<suffix>" by a profiler
+  // that stamps spans; a name its format alone decides has no span.
+  if (KnownByExtension(name) != nullptr) return false;
+  std::string_view base = StripRunFileSuffix(name).value_or("");
   if (base.empty()) return false;
   size_t dot = base.rfind('.');
   if (dot != std::string_view::npos && dot > 0 && IsAllDigits(base.substr(dot + 1))) {
@@ -446,13 +440,14 @@ absl::StatusOr<Discovery> DiscoverTraces(const std::string& path,
     return DiscoverDirectory(dir, options);
   }
   if (!fs::is_regular_file(st)) {
-    return absl::InvalidArgumentError(fmt::format("{}: not a regular file; {}", path, kExpected));
+    return absl::InvalidArgumentError(fmt::format("{}: not a regular file; {}", path, ExpectedInputText()));
   }
   absl::StatusOr<InputFormat> format = SniffTraceFile(path);
   if (!format.ok()) return format.status();
   std::string name = fs::path(path).filename().string();
-  if (*format == InputFormat::kUnknown && EndsWith(name, ".xplane.pb")) {
-    format = InputFormat::kXSpace;
+  if (const FormatEntry* known = KnownByExtension(name);
+      *format == InputFormat::kUnknown && known != nullptr) {
+    format = known->format;
   }
   if (*format == InputFormat::kUnknown) return UnknownFormatError(path);
   Discovery d;

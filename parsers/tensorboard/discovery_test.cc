@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {

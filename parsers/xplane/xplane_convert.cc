@@ -16,7 +16,7 @@
 namespace tracelint::xplane {
 namespace {
 
-// formats.md C.1: saved files are normalized to the session start; a line
+// docs/design/formats.md C.1: saved files are normalized to the session start; a line
 // timestamp below this is relative, above it is already epoch ns.
 constexpr int64_t kRelativeTimestampLimitNs = 1'000'000'000'000'000;  // 1e15
 constexpr int64_t kOtherPlanePidBase = 1'000'000;
@@ -41,7 +41,7 @@ EventKind ApiKind(std::string_view name) {
 }
 
 // TF executor TraceMe of an op: "scope/op_name:OpType", with display_name
-// OpType (formats.md C.6; TF's ParseTfOpFullname).
+// OpType (docs/design/formats.md C.6; TF's ParseTfOpFullname).
 bool LooksLikeTfOp(std::string_view name, std::string_view display_name) {
   if (!display_name.empty()) {
     return name.size() > display_name.size() + 1 && name.ends_with(display_name) &&

@@ -2,7 +2,7 @@
 #define TRACELINT_PARSERS_XPLANE_XPLANE_DETAILS_H_
 
 // Decoders for the space-separated `key:value` detail strings XSpace puts on
-// device events (formats.md C.5). Unknown keys are ignored; values outside
+// device events (docs/design/formats.md C.5). Unknown keys are ignored; values outside
 // what hardware allows are rejected one field at a time, because real
 // files carry garbage such as `regs:18446744073709551615`.
 

@@ -11,7 +11,7 @@
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
 #include "gtest/gtest.h"
-#include "parsers/common/test_files.h"
+#include "tests/support/test_files.h"
 #include "parsers/load_run.h"
 #include "parsers/tensorboard/discovery.h"
 #include "rules/all_rules.h"

@@ -1,6 +1,6 @@
 // Step markers from XSpace: host events with step_num, or the device
-// "Steps" line (formats.md C.6), become ProfilerStep#N slices on one
-// synthetic host track so the shared step rule (domain.md "Steps") applies.
+// "Steps" line (docs/design/formats.md C.6), become ProfilerStep#N slices on one
+// synthetic host track so the shared step rule (docs/design/domain.md "Steps") applies.
 
 #include <fmt/format.h>
 

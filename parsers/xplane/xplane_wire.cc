@@ -68,7 +68,7 @@ struct FieldRule {
   const char* name;
 };
 
-// The schema of xplane.proto, enough to walk it (formats.md C.1).
+// The schema of xplane.proto, enough to walk it (docs/design/formats.md C.1).
 constexpr FieldRule kRules[] = {
     {Msg::kXPlane, 1, kVarint, Msg::kNone, "id"},
     {Msg::kXPlane, 2, kLen, Msg::kNone, "name"},

@@ -3,7 +3,7 @@
 
 Each scenario places every event by hand (times in whole microseconds from
 BASE_US) and states the answers the TensorBoard-plugin / HTA definitions in
-shared/docs/domain.md give for it, derived in the comments next to it. The
+docs/design/domain.md give for it, derived in the comments next to it. The
 answers go to expected.json; analyzer/report/metrics_testdata_test.cc parses
 each trace with the Kineto parser and checks every number.
 

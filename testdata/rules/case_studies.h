@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyzer/base/time.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 
 namespace tracelint::case_studies {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/testing/test_files.h"
+#include "tests/support/test_files.h"
 #include "gtest/gtest.h"
 #include "parsers/common/gzip_bytes.h"
 #include "tests/fuzz/fuzz_pipeline.h"

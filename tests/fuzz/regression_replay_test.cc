@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/testing/test_files.h"
+#include "tests/support/test_files.h"
 #include "gtest/gtest.h"
 #include "tests/fuzz/fuzz_targets.h"
 

@@ -15,7 +15,7 @@
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "rules/all_rules.h"

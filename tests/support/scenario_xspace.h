@@ -21,7 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/base/time.h"
-#include "analyzer/testing/scenario.h"
+#include "tests/support/scenario.h"
 
 namespace tracelint::testing {
 

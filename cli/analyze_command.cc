@@ -1,0 +1,342 @@
+#include "cli/analyze_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <system_error>
+
+#include "analyzer/analysis/run_diff.h"
+#include "analyzer/base/escape.h"
+#include "analyzer/diff/diff_html.h"
+#include "analyzer/diff/diff_report.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
+#include "analyzer/report/json_writer.h"
+#include "analyzer/report/output_formats.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_data.h"
+#include "cli/cli_docs.h"
+#include "cli/diff_command.h"
+#include "cli/exit_codes.h"
+#include "cli/gate.h"
+#include "cli/limit_options.h"
+#include "cli/progress.h"
+#include "cli/run_pipeline.h"
+#include "cli/run_selection.h"
+#include "cli/terminal.h"
+#include "fmt/format.h"
+#include "parsers/annotate/annotate_writer.h"
+#include "parsers/format_registry.h"
+#include "rules/all_rules.h"
+
+namespace tracelint {
+namespace {
+
+// analyze --baseline: this run against a saved report (or any diff input).
+// Sets `diff` and returns the gate's exit code, or leaves it empty and
+// returns the error's.
+int CompareWithBaseline(const AnalyzeArgs& args, const ReportInput& input, std::ostream& err,
+                        std::optional<RunDiff>& diff) {
+  int error_code = kExitUnreadable;
+  absl::StatusOr<LoadedDiffRun> base =
+      LoadDiffRun(args.baseline, args.engine, args.threads, args.limits, err, error_code);
+  if (!base.ok()) {
+    err << "tracelint: --baseline: " << base.status().message() << "\n";
+    return error_code;
+  }
+  DiffOptions options;
+  options.top_n = args.top_n;
+  options.fail_on_regression_pct = args.fail_on_regression_pct;
+  absl::StatusOr<RunDiff> computed = ComputeRunDiff(base->run, DiffRunFromAnalysis(input), options);
+  if (!computed.ok()) {
+    err << "tracelint: --baseline: " << computed.status().message() << "\n";
+    return kExitNotJudgeable;
+  }
+  diff = std::move(*computed);
+  int code = base->exit_code;
+  if (diff->gate_tripped) code = CombineExitCodes(code, kExitFindingsGate);
+  if (args.fail_on_regression_pct >= 0 && !diff->gate_evaluated) {
+    err << "tracelint: --fail-on-regression not evaluated: too few steady steps to judge noise\n";
+    code = CombineExitCodes(code, kExitNotJudgeable);
+  }
+  return code;
+}
+
+std::string Render(const std::string& format, const ReportInput& input) {
+  const OutputFormat* f = FindReportFormat(format);
+  return (f != nullptr ? f->render : ReportFormats().front().render)(input);
+}
+
+// What the JSON report records so that it can be reproduced and compared.
+void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
+                    const PreparedRules& rules, const AnalyzedRun& analyzed,
+                    ReportInput& input) {
+  Provenance& p = input.provenance;
+  p.rules_glob = rules.rules_glob;
+  p.set_overrides = args.engine.set_overrides;
+  p.config_path = rules.config_path;
+  p.selected_rules = rules.selected;
+  for (const std::string& id : rules.selected) {
+    std::vector<std::pair<std::string, double>> values;
+    auto it = rules.options.find(id);
+    if (it != rules.options.end()) {
+      for (const auto& [name, value] : it->second.values()) values.emplace_back(name, value);
+    }
+    p.rule_options.emplace_back(id, std::move(values));
+    input.rules.push_back({id, std::string(registry.Find(id)->summary())});
+  }
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    std::error_code ec;
+    const std::string& path = tl->metadata().source_path;
+    uintmax_t bytes = std::filesystem::file_size(path, ec);
+    p.input_files.push_back({path, ec ? -1 : static_cast<int64_t>(bytes)});
+  }
+}
+
+}  // namespace
+
+int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.format != "text" && args.format != "json" && args.format != "markdown" &&
+      args.format != "sarif" && args.format != "html") {
+    err << "tracelint: --format must be text, json, markdown, sarif or html, not '" << args.format
+        << "'\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<GateOptions> gate = ParseGateOptions(args.fail_on, args.fail_on_recoverable);
+  if (!gate.ok()) {
+    err << "tracelint: " << gate.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (args.fail_on_regression_pct >= 0 && args.baseline.empty()) {
+    err << "tracelint: --fail-on-regression needs --baseline (a report to compare with)\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> paths = {args.path};
+  paths.insert(paths.end(), args.more_paths.begin(), args.more_paths.end());
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (paths.size() > 1 && (path == "-" || std::filesystem::is_directory(path, ec))) {
+      err << "tracelint: " << EscapeTerminal(path) << ": several inputs must all be trace files (one "
+          << "directory, or stdin, goes alone)\n";
+      return kExitUsage;
+    }
+    if (path == "-") continue;
+    for (const std::string* output : {&args.output, &args.annotate}) {
+      if (absl::Status s = CheckOutputOutsideTraces(*output, path); !s.ok()) {
+        err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+        return kExitUsage;
+      }
+    }
+  }
+  std::optional<StdinTrace> stdin_trace;
+  if (args.path == "-") {
+    absl::StatusOr<StdinTrace> read = StdinTrace::Read(args.in ? *args.in : std::cin);
+    if (!read.ok()) {
+      err << "tracelint: " << EscapeTerminal(std::string(read.status().message())) << "\n";
+      return kExitUnreadable;
+    }
+    stdin_trace.emplace(std::move(*read));
+    paths[0] = stdin_trace->path();
+  }
+
+  RuleRegistry registry;
+  RegisterAllRules(registry);
+  // Option errors are usage errors and must stop before any parsing work.
+  absl::StatusOr<PreparedRules> rules = PrepareCommandRules(registry, args.engine);
+  if (!rules.ok()) {
+    err << "tracelint: " << EscapeTerminal(std::string(rules.status().message())) << "\n";
+    return kExitUsage;
+  }
+  PipelineOptions pipeline;
+  pipeline.discovery.span = args.span;
+  pipeline.discovery.run = args.run;
+  pipeline.discovery.follow_links = args.follow_links;
+  // Files share these cores by size (LoadRun); one thread analyses each rank.
+  pipeline.load.cores = args.threads;
+  if (args.split_bytes > 0) pipeline.load.parse.split_bytes = static_cast<size_t>(args.split_bytes);
+  pipeline.load.parse.limits = args.limits;
+  pipeline.parse_only = args.list;
+  const OutputFormat* format = FindReportFormat(args.format);
+  pipeline.keep_events = (format != nullptr && format->needs_events) || !args.annotate.empty();
+  absl::StatusOr<Discovery> discovery = paths.size() > 1
+                                            ? DiscoverFiles(paths)
+                                            : DiscoverTraces(paths[0], pipeline.discovery);
+  ProgressLine progress(err, IsTerminal(err), std::chrono::seconds(1));
+  if (discovery.ok()) {
+    progress.ShowAfterDelay(fmt::format("tracelint: reading and analysing {} file(s)...",
+                                        discovery->files.size()));
+  }
+  absl::StatusOr<AnalyzedRun> analyzed =
+      discovery.ok() ? AnalyzeDiscovered(std::move(*discovery), registry, *rules, pipeline)
+                     : absl::StatusOr<AnalyzedRun>(discovery.status());
+  progress.Finish();
+  if (!analyzed.ok()) {
+    err << "tracelint: " << EscapeTerminal(std::string(analyzed.status().message())) << "\n";
+    return kExitUnreadable;
+  }
+  if (args.list) {
+    absl::Status s = WriteReport(ListRunsText(*analyzed), args.output, out);
+    return s.ok() ? kExitOk : kExitWriteFailed;
+  }
+  std::string input_label = stdin_trace ? "-" : fmt::format("{}", fmt::join(paths, " "));
+  if (analyzed->several_runs()) {
+    err << "tracelint: " << SeveralRunsMessage(input_label, *analyzed);
+    return kExitUsage;
+  }
+
+  ReportInput input;
+  input.input_path = input_label;
+  for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
+  input.contexts = analyzed->ContextPointers();
+  input.findings = std::move(analyzed->engine.findings);
+  input.not_judged = std::move(analyzed->engine.not_judged);
+  input.warnings = analyzed->run.warnings;
+  for (const std::string& note : analyzed->discovery.notes) input.warnings.push_back(note);
+  for (const std::string& note : args.notes) input.warnings.push_back(note);
+  input.options.top_n = args.top_n;
+  input.options.batch_size = args.batch_size;
+  input.options.price_per_hour = args.price_per_hour;
+  // Only a report on a terminal is cut to its width and coloured.
+  const bool terminal = IsStdoutPath(args.output) && IsStdoutTerminal(out);
+  TextOptions& text = input.options.text;
+  text.width_columns = args.width >= 0 ? args.width
+                                       : ReportWidth(terminal, TerminalColumns(STDOUT_FILENO),
+                                                     std::getenv("COLUMNS"));
+  text.color = UseColor(args.color, terminal, std::getenv("NO_COLOR"));
+  text.verbosity = args.quiet     ? TextVerbosity::kQuiet
+                   : args.verbose ? TextVerbosity::kVerbose
+                                  : TextVerbosity::kNormal;
+  text.all_steps = args.steps == "all";
+  input.sarif.source_root = args.source_root;
+  input.sarif.docs_url = args.docs_url;
+  FillProvenance(args, registry, *rules, *analyzed, input);
+
+  std::vector<std::string> warnings;
+  int exit_code = RunHealth(*analyzed, warnings);
+  for (const std::string& w : warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
+
+  // A run nobody can judge is never a silent pass (exit 5), and a tripped
+  // gate outranks it (exit_codes.h).
+  Verdict verdict = input.summary().verdict;
+  if (!verdict.judgeable) {
+    err << "tracelint: " << verdict.line << "\n";
+    exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
+  }
+  GateResult gated = EvaluateGate(*gate, input.findings);
+  for (const std::string& reason : gated.reasons) err << "tracelint: gate: " << reason << "\n";
+  if (gated.tripped) exit_code = CombineExitCodes(exit_code, kExitFindingsGate);
+
+  std::optional<RunDiff> baseline_diff;
+  BaselineSection baseline_section;
+  if (!args.baseline.empty()) {
+    int baseline_code = CompareWithBaseline(args, input, err, baseline_diff);
+    if (!baseline_diff.has_value()) return baseline_code;
+    exit_code = CombineExitCodes(exit_code, baseline_code);
+    baseline_section.headline = StepTimeVerdict(*baseline_diff);
+    baseline_section.html = RenderDiffHtmlSection(*baseline_diff);
+    baseline_section.write_json = [&baseline_diff](JsonWriter& w) { WriteDiffJson(w, *baseline_diff); };
+    input.baseline = &baseline_section;
+  }
+
+  if (!args.annotate.empty()) {
+    std::ofstream file(args.annotate, std::ios::binary | std::ios::trunc);
+    absl::Status s = file ? WriteAnnotatedTrace(input, file)
+                          : absl::UnavailableError(fmt::format("cannot write {}", args.annotate));
+    if (s.ok() && !file.flush()) s = absl::UnavailableError(fmt::format("cannot write {}", args.annotate));
+    if (!s.ok()) {
+      err << "tracelint: --annotate: " << s.message() << "\n";
+      exit_code = CombineExitCodes(exit_code, kExitWriteFailed);
+    }
+  }
+  // JSON carries it as "baseline_diff" and HTML as a section of its page;
+  // SARIF, a list of results, has no place for it.
+  std::string report = Render(args.format, input);
+  if (baseline_diff.has_value() && args.format == "text") {
+    report += "\n== Against the baseline ==\n" +
+              RenderDiffText(*baseline_diff, input.options.text.width_columns);
+  } else if (baseline_diff.has_value() && args.format == "markdown") {
+    report += "\n" + RenderDiffMarkdown(*baseline_diff);
+  }
+  if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
+    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    return CombineExitCodes(exit_code, kExitWriteFailed);
+  }
+  return exit_code;
+}
+
+}  // namespace tracelint
+
+namespace tracelint {
+
+void DeclareReportFlags(CommandFlags& f, AnalyzeArgs& a, bool step_rows_option) {
+  f.Value("--format", a.format, FormatOptionHelp(ReportFormats()), Choices(ReportFormatNames(), true));
+  f.Value("-o,--output", a.output, "write the report to this file ('-': stdout)", OutputOnly());
+  OptionTraits color = Choices({"auto", "always", "never"}, true);
+  f.Value("--color", a.color, "colour severities: auto (on a terminal), always, never", color);
+  CLI::Option* quiet = f.Flag("-q,--quiet", a.quiet, "text: the findings' lines only", OutputOnly());
+  f.Flag("-v,--verbose", a.verbose, "text: everything (every step, rank and evidence)",
+         OutputOnly())
+      ->excludes(quiet);
+  if (step_rows_option) {
+    f.Value("--steps", a.steps, "text: per-step rows, outliers (default) or all",
+            Choices({"outliers", "all"}, true));
+  }
+  OptionTraits width = Checked(AtLeast(0));
+  width.output_only = true;
+  width.default_text = "";
+  f.Value("--width", a.width, "text: columns per line (default: the terminal's; 0: no limit)",
+          width);
+  f.Value("--fail-on", a.fail_on, "exit 1 when a finding at or above this severity is present",
+          Choices({"high", "medium", "low"}));
+  f.Value("--fail-on-recoverable", a.fail_on_recoverable,
+          "exit 1 when the findings recover at least this share of the step (0.2 or 20%)");
+  f.Value("--source-root", a.source_root,
+          "SARIF: checkout that Python frames are mapped into (default: cwd)");
+  f.Value("--docs-url", a.docs_url,
+          "SARIF: base URL of the rule docs (helpUri = URL/rules/docs/<id>.md)");
+  f.Value("--annotate", a.annotate,
+          "also write the trace with the findings drawn on it (Chrome/Perfetto JSON)",
+          OutputOnly());
+  f.Value("--top", a.top_n, "rows in the top-kernel/op tables and findings shown",
+          Checked(AtLeast(1)));
+  f.Value("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
+  f.Value("--price-per-hour", a.price_per_hour,
+          "price of all machines of the run per hour (samples per dollar)");
+  DeclareRuleFlags(f, a.engine);
+  DeclareLimitFlags(f, a.limits);
+  f.Value("--threads", a.threads, "cores to use (0 = all)", Checked(AtLeast(0)));
+  OptionTraits split;
+  split.hidden = true;
+  f.Value("--split-bytes", a.split_bytes,
+          "split large event arrays into parts of this size (testing)", split);
+  f.Value("--baseline", a.baseline,
+          "compare with this JSON report (or trace) as `tracelint diff` does");
+  OptionTraits regression = Checked(CLI::NonNegativeNumber);
+  regression.default_text = "";
+  f.Value("--fail-on-regression", a.fail_on_regression_pct,
+          "with --baseline: exit 1 when the step time's 95% lower bound rose by more than PCT "
+          "percent",
+          regression);
+}
+
+CLI::App* DeclareAnalyzeCommand(CLI::App& app, OptionTable& table, AnalyzeArgs& a) {
+  static constexpr char kHelp[] = "analyze a trace file or directory";
+  CLI::App* analyze = app.add_subcommand("analyze", kHelp);
+  CommandFlags f(*analyze, table.AddCommand("analyze", kHelp));
+  f.Positional("path", a.path, "trace file (" + InputExtensionsText() + "), directory, or - for stdin",
+               /*required=*/true);
+  f.Positional("more-paths", a.more_paths, "more trace files: the ranks of one run",
+               /*required=*/false);
+  f.Flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
+  DeclareReportFlags(f, a, /*step_rows_option=*/true);
+  f.Value("--span", a.span, "profiling span stamp to analyse (default newest)");
+  f.Value("--run", a.run, "TensorBoard run to analyse (default newest)");
+  DeclareFollowLinksFlag(f, a.follow_links);
+  return analyze;
+}
+
+}  // namespace tracelint

@@ -1,0 +1,48 @@
+#ifndef TRACELINT_CLI_CLI_DOCS_H_
+#define TRACELINT_CLI_CLI_DOCS_H_
+
+// Everything said about the command line is generated from the option table
+// (option_table.h) that the commands declare their flags into, the same
+// declarations CLI11 parses with: shell completions (with each choice
+// option's values), the man page, and the "did you mean" for a mistyped
+// command or option. Nothing here is written by hand per option, so it
+// cannot drift from `--help`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "cli/option_table.h"
+
+namespace tracelint {
+
+// A whole number of at least `min`; the error reads "must be at least 1,
+// not 0" (CLI11 prefixes the option: "--top: must be at least 1, not 0").
+CLI::Validator AtLeast(int64_t min);
+
+// Completion scripts: shell is "bash", "zsh" or "fish"; nullopt otherwise.
+std::optional<std::string> CompletionScript(const CLI::App& app, const OptionTable& table,
+                                            std::string_view shell);
+
+// The man page (roff, section 1).
+std::string ManPage(const CLI::App& app, const OptionTable& table, std::string_view version);
+
+// The candidate closest to `typed` by edit distance, when close enough to be
+// a typo (at most a third of its length, and at least 1, edits away).
+std::optional<std::string> ClosestName(std::string_view typed,
+                                       const std::vector<std::string>& candidates);
+
+// Checks the words of a command line (argv without the program name) against
+// the app before CLI11 parses them, so that a typo gets "unknown command
+// 'analyse'; did you mean 'analyze'?" rather than CLI11's generic message.
+// Returns that one-line message, or nullopt when every command and option
+// is known.
+std::optional<std::string> CheckUnknownWords(const CLI::App& app,
+                                             const std::vector<std::string>& words);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_CLI_CLI_DOCS_H_

@@ -1,0 +1,63 @@
+#include "cli/config_discovery.h"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace tracelint {
+
+std::optional<std::string> DiscoverConfig(const std::filesystem::path& start,
+                                          const std::filesystem::path& stop_at) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  if (ec) return std::nullopt;
+  fs::path stop = stop_at.empty() ? fs::path() : fs::absolute(stop_at, ec).lexically_normal();
+  for (;;) {
+    fs::path own = dir / "tracelint.toml";
+    if (fs::is_regular_file(own, ec)) return own.string();
+    fs::path pyproject = dir / "pyproject.toml";
+    if (fs::is_regular_file(pyproject, ec)) {
+      // Most pyproject.toml files are other tools' business: only one with
+      // our table is a config (read cheaply first, parsed when loaded).
+      std::ifstream file(pyproject, std::ios::binary);
+      std::stringstream buffer;
+      buffer << file.rdbuf();
+      std::string text = buffer.str();
+      if (text.find("tool.tracelint") != std::string::npos) return pyproject.string();
+    }
+    if (!stop.empty() && dir.lexically_normal() == stop) return std::nullopt;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+absl::StatusOr<PreparedRules> PrepareCommandRules(const RuleRegistry& registry,
+                                                  const CommandRuleOptions& options) {
+  EngineOptions engine = options;
+  if (engine.config_path.empty() && options.discover_config) {
+    std::error_code ec;
+    std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (!ec) engine.config_path = DiscoverConfig(cwd, options.discovery_root).value_or("");
+  }
+  return PrepareRules(registry, engine);
+}
+
+}  // namespace tracelint
+
+namespace tracelint {
+
+void DeclareRuleFlags(CommandFlags& f, CommandRuleOptions& engine) {
+  f.Value("--rules", engine.rules_glob, "rule selection globs, e.g. '-*,gpu-*'")
+      ->each([&engine](const std::string&) { engine.rules_given = true; });
+  f.Value("--set", engine.set_overrides, "rule option, <rule-id>.<Option>=value");
+  f.Value("--config", engine.config_path,
+          "config file (TOML or JSON); default: tracelint.toml or pyproject.toml's "
+          "[tool.tracelint], from the current directory upward");
+  // Flags win over the file; --no-config ignores any file found.
+  engine.discover_config = true;
+  f.FlagCallback("--no-config", [&engine] { engine.discover_config = false; },
+                 "do not look for tracelint.toml / pyproject.toml");
+}
+
+}  // namespace tracelint

@@ -1,0 +1,79 @@
+// tracelint: reads GPU profiler traces and ranks what wastes GPU time.
+// main stays tiny: each command declares its flags next to its code (into the
+// option table, option_table.h) and runs from a testable function.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "analyzer/base/version.h"
+#include "cli/analyze_command.h"
+#include "cli/batch_command.h"
+#include "cli/capture_command.h"
+#include "cli/cli_docs.h"
+#include "cli/diff_command.h"
+#include "cli/exit_codes.h"
+#include "cli/help_command.h"
+#include "cli/option_table.h"
+#include "cli/rules_command.h"
+
+int main(int argc, char** argv) {
+  using namespace tracelint;
+  // With stdout closed (`>&-`) the next file opened would become fd 1 and
+  // the report would go into it: hold fd 1 with a read-only /dev/null so
+  // writing the report fails and exits kExitWriteFailed instead.
+  if (::fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+    ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  CLI::App app{"tracelint: finds what wastes GPU time in profiler traces, ranked by the step "
+               "time you would win back",
+               "tracelint"};
+  app.require_subcommand(1);
+  const std::string version = "tracelint " + std::string(kToolVersion);
+  app.set_version_flag("--version", version);
+  bool help_man = false;
+  app.add_flag("--help-man", help_man, "print the man page")->group("");  // hidden
+
+  OptionTable table;
+  AnalyzeArgs a;
+  BatchArgs b;
+  DiffArgs d;
+  CaptureArgs c;
+  RulesArgs r;
+  HelpArgs h;
+  CLI::App* analyze = DeclareAnalyzeCommand(app, table, a);
+  CLI::App* batch = DeclareBatchCommand(app, table, b);
+  CLI::App* diff = DeclareDiffCommand(app, table, d);
+  CLI::App* capture = DeclareCaptureCommand(app, table, c);
+  CLI::App* rules = DeclareRulesCommand(app, table, r);
+  HelpCommands help = DeclareHelpCommands(app, table, h);
+
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (std::optional<std::string> unknown = CheckUnknownWords(app, words)) {
+    std::cerr << "tracelint: " << *unknown << "\n";
+    return kExitUsage;
+  }
+  if (words.size() == 1 && words[0] == "--help-man") {
+    std::cout << ManPage(app, table, version);
+    return kExitOk;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 reports through exceptions; map them to the usage exit code.
+    int code = app.exit(e);
+    return e.get_exit_code() == 0 ? code : kExitUsage;
+  }
+  if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
+  if (*batch) return RunBatch(b, std::cout, std::cerr);
+  if (*diff) return RunDiffCommand(d, std::cout, std::cerr);
+  if (*capture) return RunCapture(c, std::cout, std::cerr);
+  if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
+  int code = RunHelpCommands(app, table, help, h, version, std::cout, std::cerr);
+  return code >= 0 ? code : kExitUsage;
+}

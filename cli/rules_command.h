@@ -1,0 +1,25 @@
+#ifndef TRACELINT_CLI_RULES_COMMAND_H_
+#define TRACELINT_CLI_RULES_COMMAND_H_
+
+#include <iosfwd>
+#include <string>
+#include "cli/option_table.h"
+
+namespace tracelint {
+
+struct RulesArgs {
+  bool dump_config = false;
+  std::string id;  // show this rule's documentation page
+};
+
+// `tracelint rules`: the registered rules with their one-line summaries, or
+// with --dump-config every option and its default, or with an id that
+// rule's page from rules/docs/ (built into the binary).
+int RunRulesCommand(const RulesArgs& args, std::ostream& out, std::ostream& err);
+
+// The `rules` command and its flags, on `app` and in `table`.
+CLI::App* DeclareRulesCommand(CLI::App& app, OptionTable& table, RulesArgs& args);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_CLI_RULES_COMMAND_H_

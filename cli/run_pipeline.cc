@@ -1,0 +1,176 @@
+#include "cli/run_pipeline.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "analyzer/model/diagnostic_catalog.h"
+#include "analyzer/analysis/device_activity.h"
+#include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/step_metrics.h"
+#include "analyzer/analysis/steps.h"
+#include "cli/exit_codes.h"
+#include "fmt/format.h"
+
+namespace tracelint {
+namespace {
+
+
+struct RankWork {
+  std::unique_ptr<AnalysisContext> context;
+  std::vector<RuleOutcome> outcomes;
+};
+
+// `analyze --list`: each file's facts from its head and tail reads
+// (ReadRunFileFacts), not a parse of its events, then the grouping. A file
+// that cannot be read is a warning, as in LoadRun, unless none can be.
+absl::StatusOr<AnalyzedRun> ListOnly(AnalyzedRun analyzed, const PipelineOptions& options) {
+  absl::Status first_error;
+  for (const TraceFileRef& file : analyzed.discovery.files) {
+    absl::StatusOr<RunFileFacts> facts = ReadRunFileFacts(file.path, options.load.parse);
+    if (!facts.ok()) {
+      if (first_error.ok()) first_error = facts.status();
+      analyzed.run.warnings.push_back(std::string(facts.status().message()));
+      ++analyzed.run.files_skipped;
+      continue;
+    }
+    analyzed.file_facts.push_back(std::move(*facts));
+  }
+  if (analyzed.file_facts.empty() && !first_error.ok()) return first_error;
+  analyzed.grouping = GroupIntoRuns(analyzed.file_facts);
+  return analyzed;
+}
+
+}  // namespace
+
+std::vector<AnalysisContext*> AnalyzedRun::ContextPointers() const {
+  std::vector<AnalysisContext*> out;
+  for (const std::unique_ptr<AnalysisContext>& c : contexts) out.push_back(c.get());
+  return out;
+}
+
+absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegistry& registry,
+                                         const PreparedRules& rules,
+                                         const PipelineOptions& options) {
+  absl::StatusOr<Discovery> discovery = DiscoverTraces(path, options.discovery);
+  if (!discovery.ok()) return discovery.status();
+  return AnalyzeDiscovered(std::move(*discovery), registry, rules, options);
+}
+
+Discovery AnalyzedRun::RunDiscovery(size_t index) const {
+  Discovery d;
+  d.notes = discovery.notes;
+  for (size_t i : grouping.runs.at(index).files) {
+    for (const TraceFileRef& f : discovery.files) {
+      if (f.path == file_facts[i].path) d.files.push_back(f);
+    }
+  }
+  return d;
+}
+
+absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleRegistry& registry,
+                                              const PreparedRules& rules,
+                                              const PipelineOptions& options) {
+  AnalyzedRun analyzed;
+  analyzed.discovery = std::move(discovery);
+  if (options.parse_only) return ListOnly(std::move(analyzed), options);
+
+  std::mutex mu;
+  absl::flat_hash_map<const Timeline*, RankWork> work;
+  // With several ranks, each keeps only what the merge and the report read
+  // once it is analysed, so memory grows with the ranks being parsed, not
+  // with all of them.
+  const bool release_events = analyzed.discovery.files.size() > 1 && !options.keep_events;
+  LoadOptions load = options.load;
+  auto analyse_rank = [&](Timeline& tl, int cores) {
+    RankWork w;
+    w.context = std::make_unique<AnalysisContext>(tl);
+    // Everything the rules and the report read, computed here on the
+    // parsing thread rather than later on the serial merge path. The step
+    // metrics (for the report) and the idle attribution + rules need only
+    // the steps and device activity, so with a core to spare they run side
+    // by side.
+    w.context->steps();
+    w.context->device_activity();
+    std::optional<std::thread> metrics;
+    if (cores > 1) {
+      metrics.emplace([&w] { w.context->step_metrics(); });
+    } else {
+      w.context->step_metrics();
+    }
+    w.context->idle_attribution();
+    w.context->trace_integrity();
+    w.outcomes = EvaluateRank(registry, rules, *w.context);
+    if (metrics) metrics->join();
+    if (release_events) {
+      w.context->step_collectives();  // for Rule::CrossRankEvidence
+      w.context->memory_usage();      // for the report's memory lines
+      w.context->roofline();          // for the report's roofline and verdict
+      tl.ReleaseEvents();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    work.emplace(&tl, std::move(w));
+  };
+  load.on_parsed = analyse_rank;
+  absl::StatusOr<Run> run = LoadRun(analyzed.discovery, load);
+  if (!run.ok()) return run.status();
+  analyzed.run = std::move(*run);
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    analyzed.file_facts.push_back(FactsOf(*tl));
+  }
+  analyzed.grouping = GroupIntoRuns(analyzed.file_facts);
+  if (analyzed.several_runs()) return analyzed;
+
+  std::vector<std::vector<RuleOutcome>> outcomes;
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    RankWork& w = work.at(tl.get());
+    analyzed.contexts.push_back(std::move(w.context));
+    outcomes.push_back(std::move(w.outcomes));
+  }
+  std::vector<AnalysisContext*> ranks = analyzed.ContextPointers();
+  analyzed.engine = MergeRankOutcomes(registry, rules, ranks, std::move(outcomes));
+  return analyzed;
+}
+
+int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
+  int exit_code = kExitOk;
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    const RunMetadata& m = tl->metadata();
+    // A limit (ParseLimits) that stopped the reading or dropped events: the
+    // analysis is partial, and the message names the flag that raises it.
+    bool stopped_at_limit = false;
+    for (const Diagnostic& d : tl->diagnostics().List()) {
+      if (d.name != kDiagLimitReached && !d.name.starts_with("event_over_")) continue;
+      stopped_at_limit |= d.name == kDiagLimitReached;
+      warnings.push_back(d.name == kDiagLimitReached
+                             ? fmt::format("{}: {}", m.source_path, d.description)
+                             : fmt::format("{}: {} {}", m.source_path, d.count, d.description));
+      exit_code = kExitDamaged;
+    }
+    if (stopped_at_limit) {
+      continue;
+    } else if (m.truncated) {
+      warnings.push_back(fmt::format(
+          "{}: input ends early at byte {} of the decompressed stream; analysed the {} "
+          "complete events before it",
+          m.source_path, m.truncated_at_byte, m.events_read));
+      exit_code = kExitDamaged;
+    } else if (tl->diagnostics().HasAtLeast(Severity::kError)) {
+      warnings.push_back(
+          fmt::format("{}: damaged input, see import diagnostics", m.source_path));
+      exit_code = kExitDamaged;
+    }
+  }
+  for (const std::string& w : analyzed.run.warnings) warnings.push_back(w);
+  // A rank that could not be read is damage too: the findings describe the
+  // other ranks only, and a gate on the exit code must see it.
+  if (analyzed.run.files_skipped > 0) exit_code = kExitDamaged;
+  for (const std::string& w : analyzed.engine.warnings) warnings.push_back(w);
+  return exit_code;
+}
+
+}  // namespace tracelint

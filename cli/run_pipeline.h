@@ -1,0 +1,76 @@
+#ifndef TRACELINT_CLI_RUN_PIPELINE_H_
+#define TRACELINT_CLI_RUN_PIPELINE_H_
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/analysis/analysis_context.h"
+#include "cli/report_output.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/registry.h"
+#include "analyzer/model/timeline.h"
+#include "parsers/load_run.h"
+#include "parsers/run_groups.h"
+#include "parsers/tensorboard/discovery.h"
+
+namespace tracelint {
+
+struct PipelineOptions {
+  DiscoveryOptions discovery;
+  LoadOptions load;
+  // Group the files only (`analyze --list`): each file's facts from its head
+  // and tail (ReadRunFileFacts), no parse of the events, no analysis.
+  bool parse_only = false;
+  // Keep every rank's events after its analysis (the HTML timeline and
+  // --annotate read them); otherwise a multi-rank run frees them.
+  bool keep_events = false;
+};
+
+// One run, analysed: what `analyze` reports and `batch` summarizes.
+struct AnalyzedRun {
+  Discovery discovery;
+  Run run;
+  // contexts[i] holds the analyses of run.ranks[i].
+  std::vector<std::unique_ptr<AnalysisContext>> contexts;
+  EngineResult engine;
+  // What each loaded file says about its job, and the runs they form. With
+  // more than one run (several_runs()) nothing was merged: the caller picks
+  // one or analyses each (AnalyzeDiscovered on a run's files).
+  std::vector<RunFileFacts> file_facts;
+  RunGrouping grouping;
+
+  bool several_runs() const { return grouping.runs.size() > 1; }
+  // The discovery of run `index` of the grouping alone.
+  Discovery RunDiscovery(size_t index) const;
+
+  std::vector<AnalysisContext*> ContextPointers() const;
+};
+
+// Discovers, loads and analyses the run at `path`. Each rank's analyses and
+// rule checks run on the thread that parsed it, as soon as it is parsed, so
+// one rank's analysis overlaps the parsing of the others; the merge across
+// ranks is serial and does not depend on which rank finished first.
+// Errors: the path holds no readable trace (discovery or every file failed).
+absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegistry& registry,
+                                         const PreparedRules& rules,
+                                         const PipelineOptions& options);
+
+// The same for files already discovered (several files named on the command
+// line, or one run of a directory holding several).
+absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleRegistry& registry,
+                                              const PreparedRules& rules,
+                                              const PipelineOptions& options);
+
+// CheckOutputOutsideTraces and WriteReport live in report_output.h.
+
+// kExitOk, or kExitDamaged when a rank's input was truncated or damaged or a
+// file of the run could not be read at all; the one-line reasons (without the "tracelint: " prefix) are appended to
+// `warnings`, followed by the load's and the engine's warnings.
+int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings);
+
+}  // namespace tracelint
+
+#endif  // TRACELINT_CLI_RUN_PIPELINE_H_
