@@ -236,7 +236,6 @@ RuleOutcome KernelEfficiencyRule::Check(AnalysisContext& ctx, const RuleOptions&
     for (double s : j.saving_steps) f.recoverable_ns_steps.push_back(static_cast<TimeNs>(s / devices));
     // The saving rests on the op model, the peak table and a target.
     f.confidence = Confidence::kModelled;
-    f.severity = SeverityForShare(f.recoverable_share);  // contract.md: one scale
     f.title = fmt::format("{} runs at {} of its roofline (target {}): up to {} of the step ({})",
                           label, Percent(efficiency), Percent(target), Percent(share),
                           summary.device);

@@ -220,7 +220,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td>"
                        "<td class=\"name\">{}</td></tr>\n",
                        Dur(k.total_ns), k.count, Dur(k.mean_ns), ShareCell(k.share),
-                       KernelFamilyName(k.kernel_class.family),
+                       DeviceFamilyName(k.kernel_class.device_family),
                        TensorCoreCell(k.kernel_class.tc, accelerator), E(k.name));
   }
   out += "</table>\n";

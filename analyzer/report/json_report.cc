@@ -238,6 +238,8 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.Key("mean_ns").Int(k.mean_ns);
     w.Key("share").Double(k.share);
     w.Key("family").String(KernelFamilyName(k.kernel_class.family));
+    // The fine family, the same names as ranks[].roofline.families[].family.
+    w.Key("kernel_family").String(DeviceFamilyName(k.kernel_class.device_family));
     w.Key("tensor_cores").String(TensorCoreUseName(k.kernel_class.tc));
     w.EndObject();
   }

@@ -437,7 +437,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
   for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
     const KernelStat& k = m.top_kernels[i];
     kernels.AddRow({Dur(k.total_ns), fmt::format("{}", k.count), Dur(k.mean_ns), Pct(k.share),
-                    std::string(KernelFamilyName(k.kernel_class.family)),
+                    std::string(DeviceFamilyName(k.kernel_class.device_family)),
                     std::string(TensorCoreCell(k.kernel_class.tc, accelerator)),
                     Fit(T(k.name), names)});
   }
