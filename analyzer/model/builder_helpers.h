@@ -52,6 +52,43 @@ void ForEachInputColumn(SliceColumns& a, SliceColumns& b, Fn fn) {
   fn(a.kind, b.kind);
 }
 
+// A permutation to apply to several arrays in place: `order[i]` is the
+// position whose element goes to position i. `leaders` holds one position
+// of every cycle longer than one.
+struct Permutation {
+  const std::vector<uint32_t>* order = nullptr;
+  std::vector<uint32_t> leaders;
+};
+
+inline Permutation FindCycles(const std::vector<uint32_t>& order) {
+  Permutation p;
+  p.order = &order;
+  std::vector<bool> seen(order.size(), false);
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    if (seen[i] || order[i] == i) continue;
+    p.leaders.push_back(i);
+    for (uint32_t j = i; !seen[j]; j = order[j]) seen[j] = true;
+  }
+  return p;
+}
+
+// v[i] = old v[order[i]] for every i, in place: each cycle is followed from
+// its leader, every element moved once. Unlike a gather into a new array,
+// the column is never held twice (nor its new pages faulted in).
+template <typename T>
+void PermuteInPlace(std::vector<T>& v, const Permutation& p) {
+  const std::vector<uint32_t>& order = *p.order;
+  for (uint32_t start : p.leaders) {
+    T first = std::move(v[start]);
+    uint32_t j = start;
+    for (uint32_t k = order[j]; k != start; k = order[k]) {
+      v[j] = std::move(v[k]);
+      j = k;
+    }
+    v[j] = std::move(first);
+  }
+}
+
 // Grows geometrically (an exact reserve per appended part would copy
 // everything merged so far once per part), on huge pages once large.
 template <typename T>

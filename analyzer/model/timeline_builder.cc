@@ -228,7 +228,21 @@ void TimelineBuilder::ReserveScaled(double factor) {
   ReserveHuge(flow_points_, scaled(flow_points_.size()));
 }
 
-void TimelineBuilder::Append(TimelineBuilder&& part) {
+void TimelineBuilder::Clear() {
+  strings_.Clear();
+  tracks_.clear();
+  track_index_.clear();
+  merged_ = SliceColumns();
+  pending_.clear();
+  args_.clear();
+  details_.clear();
+  flow_points_.clear();
+  counters_.clear();
+  metadata_ = RunMetadata();
+  diagnostics_ = ImportDiagnostics();
+}
+
+void TimelineBuilder::Append(TimelineBuilder& part) {
   // Slices added here before this part come first.
   FlushPending();
   std::vector<StringId> smap(part.strings_.size());
@@ -285,7 +299,7 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   m.tracelint_capture = m.tracelint_capture || o.tracelint_capture;
   if (m.host_name.empty()) m.host_name = o.host_name;
   m.events_read += o.events_read;
-  part = TimelineBuilder();
+  part.Clear();
 }
 
 // A slice's position within its track: (ts, -dur, input order). Sorting
@@ -466,6 +480,7 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
   ReserveHuge(order, merged_.size());
   for (size_t t = 0; t < tracks_.size(); ++t) {
     order.insert(order.end(), by_track[t].begin(), by_track[t].end());
+    std::vector<uint32_t>().swap(by_track[t]);
   }
   if (clamped > 0) {
     tl.diagnostics_.Add("nesting_clamped", Severity::kInfo,
@@ -520,23 +535,22 @@ absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& option
   }
   std::vector<uint32_t> order;
   RepairNesting(options, tl, order);
-  // Each column is put in final order and its input-order copy freed, one
-  // column at a time (two with two threads), so the slices are never held
-  // twice in full.
+  // Each column is put in final order in place (cycle by cycle), columns in
+  // parallel, so the slices are never held twice.
   const size_t n = in.size();
   SliceColumns& c = tl.slices_;
-  auto gather = [&order, n](auto& from, auto& to) {
-    ReserveHuge(to, n);
-    for (size_t i = 0; i < n; ++i) to.push_back(from[order[i]]);
-    std::remove_reference_t<decltype(from)>().swap(from);
-  };
-  // Columns are independent: gathered in parallel, widest first.
-  std::vector<std::function<void()>> columns;
-  ForEachInputColumn(in, c, [&](auto& from, auto& to) {
-    columns.push_back([&gather, &from, &to] { gather(from, to); });
-  });
-  ParallelFor<NoScratch>(n >= (size_t{1} << 16) ? options.threads : 1, columns.size(),
-                         [&](size_t i, NoScratch&) { columns[i](); });
+  {
+    const builder_internal::Permutation cycles = builder_internal::FindCycles(order);
+    std::vector<std::function<void()>> columns;
+    ForEachInputColumn(in, c, [&](auto& from, auto& to) {
+      columns.push_back([&cycles, &from, &to] {
+        builder_internal::PermuteInPlace(from, cycles);
+        to = std::move(from);
+      });
+    });
+    ParallelFor<NoScratch>(n >= (size_t{1} << 16) ? options.threads : 1, columns.size(),
+                           [&](size_t i, NoScratch&) { columns[i](); });
+  }
   std::vector<uint32_t>().swap(order);
   ReserveHuge(c.depth, n);
   c.depth.resize(n);

@@ -127,8 +127,13 @@ class TimelineBuilder {
   void ReserveScaled(double factor);
 
   // Moves `part`'s contents after this builder's, remapping ids. Metadata
-  // fields unset here are taken from the part.
-  void Append(TimelineBuilder&& part);
+  // fields unset here are taken from the part. `part` is left empty (as
+  // after Clear()), its capacity kept for reuse.
+  void Append(TimelineBuilder& part);
+  void Append(TimelineBuilder&& part) { Append(part); }
+  // Empties the builder, keeping the capacity of its arrays and one chunk
+  // of its string pool, so a parser can refill it without allocating.
+  void Clear();
 
   absl::StatusOr<Timeline> Finalize(const FinalizeOptions& options = {}) &&;
 
