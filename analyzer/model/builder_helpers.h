@@ -52,41 +52,22 @@ void ForEachInputColumn(SliceColumns& a, SliceColumns& b, Fn fn) {
   fn(a.kind, b.kind);
 }
 
-// A permutation to apply to several arrays in place: `order[i]` is the
-// position whose element goes to position i. `leaders` holds one position
-// of every cycle longer than one.
-struct Permutation {
-  const std::vector<uint32_t>* order = nullptr;
-  std::vector<uint32_t> leaders;
-};
-
-inline Permutation FindCycles(const std::vector<uint32_t>& order) {
-  Permutation p;
-  p.order = &order;
-  std::vector<bool> seen(order.size(), false);
-  for (uint32_t i = 0; i < order.size(); ++i) {
-    if (seen[i] || order[i] == i) continue;
-    p.leaders.push_back(i);
-    for (uint32_t j = i; !seen[j]; j = order[j]) seen[j] = true;
-  }
-  return p;
-}
-
-// v[i] = old v[order[i]] for every i, in place: each cycle is followed from
-// its leader, every element moved once. Unlike a gather into a new array,
-// the column is never held twice (nor its new pages faulted in).
+// col[i] = old col[order[i]], through `scratch`, which is swapped in: the
+// old array becomes the scratch of the next column of the same type. So
+// reordering many columns touches fresh memory for one column per element
+// type, not for each column. (A gather: its loads are independent, unlike
+// following a permutation's cycles in place, which waits on one cache miss
+// at a time.)
 template <typename T>
-void PermuteInPlace(std::vector<T>& v, const Permutation& p) {
-  const std::vector<uint32_t>& order = *p.order;
-  for (uint32_t start : p.leaders) {
-    T first = std::move(v[start]);
-    uint32_t j = start;
-    for (uint32_t k = order[j]; k != start; k = order[k]) {
-      v[j] = std::move(v[k]);
-      j = k;
-    }
-    v[j] = std::move(first);
+void GatherThrough(std::vector<T>& col, const std::vector<uint32_t>& order,
+                   std::vector<T>& scratch) {
+  const size_t n = order.size();
+  if (scratch.size() != n) {
+    ReserveHuge(scratch, n);
+    scratch.resize(n);
   }
+  for (size_t i = 0; i < n; ++i) scratch[i] = col[order[i]];
+  col.swap(scratch);
 }
 
 // Grows geometrically (an exact reserve per appended part would copy
