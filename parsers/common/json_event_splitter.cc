@@ -326,6 +326,13 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         }
         break;
       case State::kEventsElemStart:
+        if (fast_scan_enabled_ && end - p >= 128) {
+          const char* q = ScanEventsFast(p, end, begin);
+          if (q != p || state_ != State::kEventsElemStart) {
+            p = q;
+            break;
+          }
+        }
         if (IsJsonSpace(c) || c == ',') {
           // An event's indentation, when it starts its line, tells the next
           // event's start from a nested object's (damage, in ScanValue).
