@@ -15,7 +15,9 @@ absl::StatusOr<Json> FromElement(simdjson::dom::element e, size_t depth_left) {
   switch (e.type()) {
     case simdjson::dom::element_type::ARRAY: {
       Json out = Json::Array();
-      for (simdjson::dom::element item : e.get_array().value_unsafe()) {
+      simdjson::dom::array array;
+      if (e.get(array) != simdjson::SUCCESS) return out;
+      for (simdjson::dom::element item : array) {
         absl::StatusOr<Json> v = FromElement(item, depth_left - 1);
         if (!v.ok()) return v.status();
         out.Push(*std::move(v));
@@ -24,7 +26,9 @@ absl::StatusOr<Json> FromElement(simdjson::dom::element e, size_t depth_left) {
     }
     case simdjson::dom::element_type::OBJECT: {
       Json out = Json::Object();
-      for (simdjson::dom::key_value_pair kv : e.get_object().value_unsafe()) {
+      simdjson::dom::object object;
+      if (e.get(object) != simdjson::SUCCESS) return out;
+      for (simdjson::dom::key_value_pair kv : object) {
         absl::StatusOr<Json> v = FromElement(kv.value, depth_left - 1);
         if (!v.ok()) return v.status();
         // A repeated key keeps its last value, as most JSON readers do.

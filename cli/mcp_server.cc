@@ -206,7 +206,7 @@ class Server {
     absl::StatusOr<Json> msg = Json::Parse(text);
     if (!msg.ok()) {
       Send(ErrorResponse(Json(), kParseError,
-                         fmt::format("not JSON: {}", msg.status().message())));
+                         fmt::format("not JSON: {}", std::string(msg.status().message()))));
       return std::nullopt;
     }
     if (msg->is_array()) {
@@ -242,7 +242,7 @@ class Server {
       if (id != nullptr) Send(ErrorResponse(reply_id, kInvalidParams, "params must be an object"));
       return std::nullopt;
     }
-    return msg;
+    return *std::move(msg);
   }
 
   void Handle(const std::string& text, bool oversized) {
@@ -406,6 +406,14 @@ class Server {
       if (!killed) ::kill(-pid, SIGKILL);
       killed = true;
     };
+    // Messages already read along with the call (a cancellation sent right
+    // behind it) count as much as those that arrive later.
+    bool cancel_now = false;
+    WhileRunning(id, &cancel_now);
+    if (cancel_now) {
+      r.cancelled = true;
+      kill_child();
+    }
     while (out_open || err_open) {
       pollfd fds[3] = {{out_open ? out_pipe[0] : -1, POLLIN, 0},
                        {err_open ? err_pipe[0] : -1, POLLIN, 0},
