@@ -22,7 +22,6 @@ set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
 set(Protobuf_USE_STATIC_LIBS ON)
 set(ZLIB_USE_STATIC_LIBS ON)
 set(THREADS_PREFER_PTHREAD_FLAG ON)
-add_compile_definitions(TRACELINT_STATIC_BINARY=1)
 
 # Package configs that name shared objects (Abseil's) are pointed at the
 # archive beside each one; a missing archive is an error, never a silent

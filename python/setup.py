@@ -3,10 +3,11 @@
 scripts/release.sh runs `python3 -m build --no-isolation --wheel python`
 with TRACELINT_WHEEL_BINARY pointing at dist/tracelint (and
 TRACELINT_WHEEL_INJECT at the capture injection library, when built). The
-binary becomes the wheel's `tracelint` script (pip puts it on the PATH), the
-injection library package data beside the Python package; the platform tags
-are set afterwards by scripts/repack_wheel.py, since the tags describe the
-binary, not Python.
+binary becomes the wheel's `tracelint` script, copied byte for byte (pip
+puts it on the PATH); the injection library is data installed at
+<prefix>/lib/tracelint/, where the binary looks for it (bin/../lib/tracelint,
+as after `cmake --install`). The platform tags are set afterwards by
+scripts/repack_wheel.py, since the tags describe the binary, not Python.
 """
 
 import os
@@ -14,6 +15,7 @@ import re
 import shutil
 
 from setuptools import setup
+from setuptools.command.build_scripts import build_scripts
 
 here = os.path.dirname(os.path.abspath(__file__))
 cmake = open(os.path.join(here, "..", "CMakeLists.txt"), encoding="utf-8").read()
@@ -27,13 +29,27 @@ staged = os.path.join(here, "build_bin")
 os.makedirs(staged, exist_ok=True)
 shutil.copy2(binary, os.path.join(staged, "tracelint"))
 
-package_data = {}
+data_files = []
 inject = os.environ.get("TRACELINT_WHEEL_INJECT")
 if inject and os.path.isfile(inject):
-    libdir = os.path.join(here, "tracelint", "lib")
-    os.makedirs(libdir, exist_ok=True)
-    shutil.copy2(inject, os.path.join(libdir, os.path.basename(inject)))
-    package_data["tracelint"] = ["lib/*.so"]
+    shutil.copy2(inject, os.path.join(staged, os.path.basename(inject)))
+    data_files.append(("lib/tracelint", ["build_bin/" + os.path.basename(inject)]))
 
-setup(version=version, scripts=["build_bin/tracelint"], package_data=package_data,
-      include_package_data=bool(package_data))
+
+class CopyBinary(build_scripts):
+    """The script is an ELF executable: copied as it is (distutils would
+    read it as Python source to fix a #! line)."""
+
+    def copy_scripts(self):
+        self.mkpath(self.build_dir)
+        outfiles = []
+        for script in self.scripts:
+            out = os.path.join(self.build_dir, os.path.basename(script))
+            self.copy_file(script, out)
+            os.chmod(out, 0o755)
+            outfiles.append(out)
+        return outfiles, outfiles
+
+
+setup(version=version, scripts=["build_bin/tracelint"], data_files=data_files,
+      cmdclass={"build_scripts": CopyBinary})
