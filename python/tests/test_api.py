@@ -3,6 +3,7 @@ this with the venv's Python): results, errors by exit code, keyword options
 from the option table, pandas frames. Corpus traces are read from
 ../shared/corpus and skipped visibly when absent."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import tempfile
 import unittest
 
 import tracelint
+from tracelint._binary import binary_path
 
 SOURCE = os.environ.get("TRACELINT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLE = os.path.join(SOURCE, "testdata", "example")
@@ -48,7 +50,13 @@ class AnalyzeTest(unittest.TestCase):
         path = corpus("resnet50_num_workers_0/worker0.pt.trace.json.gz")
         r = tracelint.analyze(path, batch_size=32, top=3)
         self.assertEqual(r.exit_code, 0)
-        self.assertEqual(r.verdict, "input")  # num_workers=0: the data loader
+        # The API is thin over the binary: the same report as the CLI's JSON.
+        cli = subprocess.run([binary_path(), "analyze", path, "--batch-size", "32",
+                              "--top", "3", "--format", "json"], capture_output=True)
+        self.assertEqual(cli.returncode, 0)
+        self.assertEqual(r.to_dict()["findings"], json.loads(cli.stdout)["findings"])
+        self.assertEqual(r.verdict, json.loads(cli.stdout)["verdict"])
+        self.assertGreater(len(r.findings), 0)
         only = tracelint.analyze(path, rules="-*,gpu-*")
         self.assertTrue(all(f.rule_id.startswith("gpu-") for f in only.findings))
         self.assertEqual(r.ranks[0].rank, 0)
@@ -65,7 +73,8 @@ class AnalyzeTest(unittest.TestCase):
         self.assertIn("no/such/trace.json", e.exception.message)
         with tempfile.TemporaryDirectory() as d:
             bad = os.path.join(d, "notes.txt")
-            open(bad, "w").write("hello")
+            with open(bad, "w") as f:
+                f.write("hello")
             with self.assertRaises(tracelint.TracelintError) as e:
                 tracelint.analyze(bad)
             self.assertEqual(e.exception.exit_code, 3)
