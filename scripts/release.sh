@@ -4,6 +4,7 @@
 #   dist/libtracelint_inject.so       capture's injection library (where the
 #                                     CUDA Toolkit's CUPTI headers were found)
 #   dist/tracelint-<ver>-py3-none-<tags>.whl   both, plus the Python API
+#   dist/tracelint-ci.sh              the CI recipes' script (examples/ci/)
 # Run on Debian 12 after `scripts/setup.sh --release`. The static deps are
 # cached in build-static/deps; the static build is build-static/.
 set -euo pipefail
@@ -29,6 +30,7 @@ if [[ -f build-static/libtracelint_inject.so ]]; then
   strip --strip-unneeded dist/libtracelint_inject.so
   inject="$PWD/dist/libtracelint_inject.so"
 fi
+cp examples/ci/tracelint-ci.sh dist/
 echo "release: dist/tracelint $(stat -c %s dist/tracelint) bytes: $(file -b dist/tracelint | cut -d, -f1-4)"
 
 # The wheel: Debian's python3 (its build, wheel and setuptools packages),

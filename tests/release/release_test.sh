@@ -123,6 +123,18 @@ else
   skip "static capture: dist/ has no injection library (no CUPTI headers where it was built)"
 fi
 
+# The injection library's floor (docs/capture.md): glibc 2.34, libgcc_s, nothing of CUDA.
+if [[ -f "$dist/libtracelint_inject.so" ]]; then
+  newest=$(objdump -T "$dist/libtracelint_inject.so" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+  needed=$(readelf -d "$dist/libtracelint_inject.so" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+  if [[ $(printf '%s\n' "$newest" GLIBC_2.34 | sort -V | tail -1) == GLIBC_2.34 &&
+        $needed == "ld-linux-x86-64.so.2 libc.so.6 libgcc_s.so.1 " ]]; then
+    pass "libtracelint_inject.so needs glibc <= 2.34 (newest $newest) and only $needed"
+  else
+    fail "libtracelint_inject.so needs $newest and $needed"
+  fi
+fi
+
 # 4. The wheel in a fresh venv.
 start=$(date +%s)
 wheel=$(ls "$dist"/tracelint-*-py3-none-*.whl 2>/dev/null | head -1)
@@ -175,6 +187,16 @@ PY
   fi
 fi
 time_part "wheel and notebook" "$start"
+
+# The CI recipes install from the release (dist/ standing in for it).
+start=$(date +%s)
+if out=$(bash examples/ci/tracelint_ci_test.sh "$build/tracelint" "$repo" "$dist" 2>&1); then
+  pass "CI recipes: $(echo "$out" | grep -c '^ok:') checks, installs from dist/ included"
+else
+  fail "CI recipes:"; echo "$out"
+fi
+echo "$out" | grep -E 'skipped|release' || true
+time_part "CI recipes" "$start"
 
 # 6. The MCP TypeScript SDK (npm), cached under build/mcp-client.
 start=$(date +%s)
