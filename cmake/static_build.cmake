@@ -22,6 +22,12 @@ set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
 set(Protobuf_USE_STATIC_LIBS ON)
 set(ZLIB_USE_STATIC_LIBS ON)
 set(THREADS_PREFER_PTHREAD_FLAG ON)
+# toml++: Debian ships only its shared library, so the static build uses the
+# library's header-only mode. Its package config keeps a target that exists,
+# and the find_package calls in subdirectories then get this one (GLOBAL).
+add_library(tomlplusplus::tomlplusplus INTERFACE IMPORTED GLOBAL)
+set_target_properties(tomlplusplus::tomlplusplus PROPERTIES
+  INTERFACE_COMPILE_DEFINITIONS "TOML_HEADER_ONLY=1")
 
 # Package configs that name shared objects (Abseil's) are pointed at the
 # archive beside each one; a missing archive is an error, never a silent

@@ -15,7 +15,11 @@ import re
 import shutil
 
 from setuptools import setup
-from setuptools.command.build_scripts import build_scripts
+
+try:
+    from setuptools.command.build_scripts import build_scripts
+except ImportError:  # setuptools < 69 (Debian 12's 66): its bundled distutils
+    from distutils.command.build_scripts import build_scripts
 
 here = os.path.dirname(os.path.abspath(__file__))
 cmake = open(os.path.join(here, "..", "CMakeLists.txt"), encoding="utf-8").read()

@@ -14,7 +14,8 @@ start_s=$(date +%s)
 scripts/static_deps.sh build-static/deps
 cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DTRACELINT_BUILD_TESTS=OFF \
-  -DTRACELINT_STATIC=ON -DTRACELINT_STATIC_DEPS="$PWD/build-static/deps" >/dev/null
+  -DTRACELINT_STATIC=ON -DTRACELINT_STATIC_DEPS="$PWD/build-static/deps" \
+  -DCMAKE_INSTALL_LIBDIR=lib >/dev/null
 targets=(tracelint)
 if grep -q '^TRACELINT_HAVE_CAPTURE:INTERNAL=1' build-static/CMakeCache.txt 2>/dev/null ||
    ninja -C build-static -t targets all 2>/dev/null | grep -q '^tracelint_inject:'; then
@@ -41,4 +42,4 @@ TRACELINT_WHEEL_BINARY="$PWD/dist/tracelint" TRACELINT_WHEEL_INJECT="$inject" \
 /usr/bin/python3 scripts/repack_wheel.py dist/wheel-any/*.whl dist
 rm -rf dist/wheel-any python/build python/build_bin python/*.egg-info
 echo "release: $(ls dist/*.whl) $(stat -c %s dist/*.whl) bytes"
-echo "release: took $(($(date +%s) - start_s)) s"
+echo "release: took $(($(date +%s) - ${start_s:-$(date +%s)})) s"

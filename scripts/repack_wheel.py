@@ -36,8 +36,10 @@ def main() -> int:
     with zipfile.ZipFile(source) as zin:
         files = {i.filename: (i, zin.read(i.filename)) for i in zin.infolist()}
     wheel_name = f"{dist_info}/WHEEL"
+    # An email-style header block: a blank line would end it, leaving the
+    # tags after it unread.
     lines = [l for l in files[wheel_name][1].decode().splitlines()
-             if not l.startswith(("Tag:", "Root-Is-Purelib:"))]
+             if l.strip() and not l.startswith(("Tag:", "Root-Is-Purelib:"))]
     lines.insert(2, "Root-Is-Purelib: false")
     lines += [f"Tag: py3-none-{p}" for p in PLATFORMS]
     files[wheel_name] = (files[wheel_name][0], ("\n".join(lines) + "\n").encode())
