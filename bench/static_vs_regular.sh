@@ -6,10 +6,13 @@
 # The 100 MB trace: build/tools/gen_kineto/gen_kineto --bytes 100M --out T.json
 set -euo pipefail
 static=$1 regular=$2 trace=$3 pairs=${4:-7}
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
 one() {  # prints "wall_s cpu_s" of one run
   local t0 t1 c
   t0=$(date +%s.%N)
-  c=$( { /usr/bin/time -f '%U %S' "$1" analyze "$trace" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$cpu_file" -f '%U %S' "$1" analyze "$trace" >/dev/null 2>&1 || true
+  c=$(tail -1 "$cpu_file")
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" -v c="$c" 'BEGIN { split(c, u, " "); printf "%.3f %.3f\n", b - a, u[1] + u[2] }'
 }
