@@ -109,6 +109,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     if (release_events) {
       w.context->step_collectives();  // for Rule::CrossRankEvidence
       w.context->memory_usage();      // for the report's memory lines
+      w.context->roofline();          // for the report's roofline and verdict
       tl.ReleaseEvents();
     }
     std::lock_guard<std::mutex> lock(mu);

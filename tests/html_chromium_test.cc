@@ -105,6 +105,12 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
   r.memory_r1=box('#memory-0-r1');
   r.memory_lines=document.querySelectorAll('svg[id^="memory-"] polyline').length;
   r.timeline_rects=document.querySelectorAll('#timeline rect').length;
+  r.families=box('#families');
+  r.family_rects=document.querySelectorAll('#families rect').length;
+  r.roofline=box('#roofline');
+  r.roofline_points=document.querySelectorAll('#roofline circle').length;
+  r.roofline_roofs=document.querySelectorAll('#roofline polyline').length;
+  r.roofline_rows=document.querySelectorAll('table.roofline tr').length;
   r.kernels_rows=document.querySelectorAll('table.kernels tr').length;
   r.shift=box('#shift');
   r.steps_base=box('#steps-base');
@@ -210,6 +216,43 @@ TEST(HtmlChromium, CorpusTracePageRendersFindingsChartsAndTimeline) {
   in.read(magic.data(), 5);
   EXPECT_EQ(magic, "%PDF-");
   EXPECT_GT(fs::file_size(pdf), 20u * 1024);
+}
+
+// A trace with recorded shapes on a device of the peak table: the family
+// table, the stacked bar of device time per family and the log-log roofline
+// of the top ops render (docs/roofline.md).
+TEST(HtmlChromium, CorpusPageShowsKernelFamiliesAndTheRoofline) {
+  fs::path trace = CorpusDir() / "AMD-AGI__TraceLens/tests/traces/h100/"
+                                 "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+  if (!fs::exists(trace)) GTEST_SKIP() << "corpus not found at " << CorpusDir();
+  REQUIRE_CHROMIUM(chromium);
+  AnalyzeArgs args;
+  args.path = trace.string();
+  args.format = "html";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAnalyze(args, out, err), kExitOk) << err.str();
+  std::string json = RenderAndCheck(*chromium, out.str(), "qwen_roofline");
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << simdjson::minify(r["errors"]);
+  EXPECT_EQ(r["duplicate_ids"].get_array().size(), 0u) << simdjson::minify(r["duplicate_ids"]);
+  for (const char* box : {"families", "roofline"}) {
+    simdjson::dom::array wh = r[box].get_array();
+    EXPECT_GT(wh.at(0).get_int64().value(), 100) << box;
+    EXPECT_GT(wh.at(1).get_int64().value(), 100) << box;
+  }
+  // One bar (one step) stacked from the families with device time.
+  EXPECT_GE(r["family_rects"].get_int64().value(), 6);
+  // The GEMMs, the attention and the pointwise ops under the bf16 roof.
+  EXPECT_GE(r["roofline_points"].get_int64().value(), 8);
+  EXPECT_GE(r["roofline_roofs"].get_int64().value(), 1);
+  EXPECT_GE(r["roofline_rows"].get_int64().value(), 7);  // header + families
+  std::string_view text = r["text"].get_string();
+  EXPECT_NE(text.find("Where the device time goes"), std::string_view::npos);
+  EXPECT_NE(text.find("NVIDIA H100 SXM"), std::string_view::npos);
+  EXPECT_NE(text.find("Modelled FLOP utilization (includes recompute)"), std::string_view::npos);
 }
 
 TEST(HtmlChromium, CorpusDiffPageShowsBothRunsSideBySide) {

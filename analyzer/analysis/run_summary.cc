@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
@@ -122,8 +123,12 @@ Verdict ComputeVerdict(const std::vector<RankSummary>& ranks) {
   if (utilization >= kComputeBoundUtilization || largest == nullptr) {
     v.bound = "gpu compute";
     v.share = utilization;
-    v.line = fmt::format("Verdict: gpu compute (rank {}: {} busy with kernels {:.0f}% of the step)",
-                         v.rank, accel, 100 * utilization);
+    // The verdict text names the dominant kernel family and its efficiency
+    // (contract: details go in the text, never in the enum).
+    v.line = fmt::format(
+        "Verdict: gpu compute (rank {}: {} busy with kernels {:.0f}% of the step{})", v.rank,
+        accel, 100 * utilization,
+        worst->dominant_family.empty() ? "" : "; " + worst->dominant_family);
     return v;
   }
   v.bound = std::string(largest->bound);
@@ -219,6 +224,7 @@ RankSummary SummarizeRank(AnalysisContext& ctx, int position) {
     r.steady_steps.push_back({s.number, s.start_ns, s.duration_ns()});
   }
   r.outliers = ctx.outlier_steps();
+  r.dominant_family = DominantFamilyText(ctx.roofline().summary);
   return r;
 }
 

@@ -57,6 +57,10 @@ struct RankSummary {
   OutlierSteps outliers;               // indices into steady_steps
   // The rank's devices with activity in the analysed steps.
   int active_devices = 0;
+  // The largest compute kernel family, its share of the step and its
+  // efficiency ("GEMM bf16 62% of the step at 48% of peak"; roofline.h), for
+  // the verdict of a run bound by GPU compute; "" without device time.
+  std::string dominant_family;
 };
 
 RankSummary SummarizeRank(AnalysisContext& ctx, int position);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_phase.h"
@@ -12,6 +13,7 @@
 #include "analyzer/base/escape.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/report/html_charts.h"
+#include "analyzer/report/roofline_report.h"
 #include "analyzer/report/html_style.h"
 #include "analyzer/report/html_timeline.h"
 #include "analyzer/report/report_data.h"
@@ -218,7 +220,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td>"
                        "<td class=\"name\">{}</td></tr>\n",
                        Dur(k.total_ns), k.count, Dur(k.mean_ns), ShareCell(k.share),
-                       KernelFamilyName(k.kernel_class.family),
+                       DeviceFamilyName(k.kernel_class.device_family),
                        TensorCoreCell(k.kernel_class.tc, accelerator), E(k.name));
   }
   out += "</table>\n";
@@ -300,6 +302,7 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   out += html::UtilizationChart(m, accelerator, ids);
   DeviceMemory(out, *in.contexts[i], accelerator, ids);
   TopTables(out, m, in.options.top_n, accelerator);
+  out += html::RooflineSection(in.contexts[i]->roofline().summary, ids);
 }
 
 // The phases of a rank's steps that are not steady: "ProfilerStep#1

@@ -20,11 +20,13 @@
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/run_summary.h"
 #include "analyzer/analysis/stats.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/roofline_report.h"
 #include "analyzer/report/text_report_parts.h"
 #include "fmt/format.h"
 
@@ -435,7 +437,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
   for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
     const KernelStat& k = m.top_kernels[i];
     kernels.AddRow({Dur(k.total_ns), fmt::format("{}", k.count), Dur(k.mean_ns), Pct(k.share),
-                    std::string(KernelFamilyName(k.kernel_class.family)),
+                    std::string(DeviceFamilyName(k.kernel_class.device_family)),
                     std::string(TensorCoreCell(k.kernel_class.tc, accelerator)),
                     Fit(T(k.name), names)});
   }
@@ -552,6 +554,11 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     HtaLines(out, ctx.step_metrics(), accelerator, layout);
     MemoryLines(out, ctx, accelerator, layout);
     TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
+    if (std::string block = RooflineTextBlock(ctx.roofline().summary, layout.width,
+                                              layout.verbose());
+        !block.empty()) {
+      out += Heading("Where the device time goes", layout) + block;
+    }
   }
   if (std::optional<Throughput> t = in.summary().throughput) {
     out += Heading("Throughput", layout);

@@ -11,7 +11,7 @@ namespace {
 // Arg names the analyses read, with every spelling seen across Kineto
 // versions. Anything else in "args" is dropped at parse time to keep the
 // memory per event small.
-constexpr std::array<std::pair<std::string_view, ArgKey>, 47> kArgKeys = {{
+constexpr std::array<std::pair<std::string_view, ArgKey>, 49> kArgKeys = {{
     {"grid", ArgKey::kGrid},
     {"block", ArgKey::kBlock},
     {"registers per thread", ArgKey::kRegistersPerThread},
@@ -60,6 +60,8 @@ constexpr std::array<std::pair<std::string_view, ArgKey>, 47> kArgKeys = {{
     {"cuda_sync_kind", ArgKey::kCudaSyncKind},
     {"Record function id", ArgKey::kRecordFunctionId},
     {"Ev Idx", ArgKey::kEvIdx},
+    {"flops", ArgKey::kFlops},
+    {"Concrete Inputs", ArgKey::kConcreteInputs},
 }};
 
 constexpr size_t kMaxKeyBytes = 32;
@@ -108,7 +110,14 @@ bool IsKeptAsArg(ArgKey k) {
 
 bool WantsArrayText(ArgKey k) {
   return k == ArgKey::kGrid || k == ArgKey::kBlock || k == ArgKey::kInputDims ||
-         k == ArgKey::kInputType || k == ArgKey::kProcessGroup;
+         k == ArgKey::kInputType || k == ArgKey::kProcessGroup ||
+         k == ArgKey::kConcreteInputs;
+}
+
+bool KeepsArgFor(ArgKey k, std::string_view event_name) {
+  if (k != ArgKey::kConcreteInputs) return true;
+  return event_name.find("attention") != std::string_view::npos ||
+         event_name.find("convolution") != std::string_view::npos;
 }
 
 }  // namespace tracelint::kineto

@@ -444,7 +444,7 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
         default: break;
       }
     }
-    if (!IsKeptAsArg(a.id)) continue;
+    if (!IsKeptAsArg(a.id) || !KeepsArgFor(a.id, ev.name)) continue;
     if (kind == EventKind::kKernel && a.id == ArgKey::kCollectiveName) {
       features_ |= kFeatKernelCollectiveArgs;
     }

@@ -38,6 +38,10 @@ enum class ArgKey : uint8_t {
   kDtype, kGroupSize, kProcessGroup, kSequenceNumber, kFwdThreadId, kCallStack, kPythonId,
   kPythonParentId, kSeq, kSrcRank, kDstRank, kRank, kInSplitSize, kOutSplitSize,
   kCommsId, kWaitOnStream, kCudaSyncKind,
+  // The roofline's op model (analysis/perf_model.h): Kineto's own FLOP
+  // estimate (with_flops=True), and the scalar inputs (is_causal, stride,
+  // padding ...) of the few ops whose FLOPs depend on them (KeepsArgFor).
+  kFlops, kConcreteInputs,
   // Recognized only as version fingerprints (not kept).
   kRecordFunctionId, kEvIdx,
 };
@@ -47,6 +51,11 @@ std::string_view KeptArgName(ArgKey k, std::string_view key_as_written);
 bool IsKeptAsArg(ArgKey k);
 // Whether the reader should keep an array value's raw text for this key.
 bool WantsArrayText(ArgKey k);
+// Whether an arg kept by IsKeptAsArg is stored for an event of this name:
+// "Concrete Inputs" only for attention and convolution ops, which the
+// roofline models from them; every other op's copy would cost memory for
+// nothing.
+bool KeepsArgFor(ArgKey k, std::string_view event_name);
 
 struct RawArg {
   std::string_view key;
