@@ -1,5 +1,7 @@
 #include "cli/config_discovery.h"
 
+#include <cstdlib>
+
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -38,7 +40,14 @@ absl::StatusOr<PreparedRules> PrepareCommandRules(const RuleRegistry& registry,
   if (engine.config_path.empty() && options.discover_config) {
     std::error_code ec;
     std::filesystem::path cwd = std::filesystem::current_path(ec);
-    if (!ec) engine.config_path = DiscoverConfig(cwd, options.discovery_root).value_or("");
+    // `tracelint mcp` runs each tool call with its root here, so discovery
+    // never reads a config from outside the roots (docs/mcp.md).
+    std::string stop_at = options.discovery_root;
+    if (const char* root = std::getenv("TRACELINT_CONFIG_DISCOVERY_ROOT");
+        stop_at.empty() && root != nullptr) {
+      stop_at = root;
+    }
+    if (!ec) engine.config_path = DiscoverConfig(cwd, stop_at).value_or("");
   }
   return PrepareRules(registry, engine);
 }

@@ -19,6 +19,7 @@
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/help_command.h"
+#include "cli/mcp_command.h"
 #include "cli/option_table.h"
 #include "cli/rules_command.h"
 
@@ -45,12 +46,14 @@ int main(int argc, char** argv) {
   DiffArgs d;
   CaptureArgs c;
   RulesArgs r;
+  McpArgs m;
   HelpArgs h;
   CLI::App* analyze = DeclareAnalyzeCommand(app, table, a);
   CLI::App* batch = DeclareBatchCommand(app, table, b);
   CLI::App* diff = DeclareDiffCommand(app, table, d);
   CLI::App* capture = DeclareCaptureCommand(app, table, c);
   CLI::App* rules = DeclareRulesCommand(app, table, r);
+  CLI::App* mcp = DeclareMcpCommand(app, table, m);
   HelpCommands help = DeclareHelpCommands(app, table, h);
 
   std::vector<std::string> words(argv + 1, argv + argc);
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   if (*diff) return RunDiffCommand(d, std::cout, std::cerr);
   if (*capture) return RunCapture(c, std::cout, std::cerr);
   if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
+  if (*mcp) return RunMcp(m, table, std::cerr);
   int code = RunHelpCommands(app, table, help, h, version, std::cout, std::cerr);
   return code >= 0 ? code : kExitUsage;
 }

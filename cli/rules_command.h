@@ -10,6 +10,7 @@ namespace tracelint {
 struct RulesArgs {
   bool dump_config = false;
   std::string id;  // show this rule's documentation page
+  bool json = false;  // the list or the page as JSON (the MCP server's rules and explain)
 };
 
 // `tracelint rules`: the registered rules with their one-line summaries, or
