@@ -16,6 +16,7 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
+#include "rules/idle_findings.h"
 #include "rules/comm_late_rank.h"
 #include "rules/launch_context.h"
 
@@ -452,12 +453,13 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
         "last backward compute kernel, when nothing is left to overlap them{}. Bucketing would "
         "hide all but the last bucket: {} per step of the tail could overlap backward, {} "
         "cannot. ",
-        d->device, fmt::format("{:.1f}", SafeShare(d->tail_count, d->steps_with_backward)),
+        d->device, rules_internal::CountPerStep(SafeShare(d->tail_count, d->steps_with_backward)),
         Percent(d->tail_share()),
         d->tail_manual_count > 0
-            ? fmt::format("; {:.1f} per step were launched outside backward (a manual "
+            ? fmt::format("; {} per step were launched outside backward (a manual "
                           "all_reduce after backward()?)",
-                          SafeShare(d->tail_manual_count, d->steps_with_backward))
+                          rules_internal::CountPerStep(
+                              SafeShare(d->tail_manual_count, d->steps_with_backward)))
             : std::string(),
         FormatDurationNs(d->hideable_tail_ns / n), FormatDurationNs(d->unhideable_tail_ns / n));
   } else {

@@ -181,6 +181,8 @@ absl::Status ReadRun(Fields& f, BatchRecord& rec) {
     bf.one_time_ns = ff.Int("one_time_ns");
     bf.title = ff.Str("title");
     if (!ff.status().ok()) return ff.status();
+    // The whole finding (analyze's fields), kept as written.
+    bf.json = simdjson::minify(o);
   }
   return f.status();
 }
@@ -236,6 +238,10 @@ std::string RunRecord(const BatchShardInfo& info, const BatchRecord& rec) {
   std::string findings = "[";
   for (size_t i = 0; i < r.finding_list.size(); ++i) {
     const BatchFinding& f = r.finding_list[i];
+    if (!f.json.empty()) {  // analyze's finding, which holds the fields below
+      findings += (i ? "," : "") + f.json;
+      continue;
+    }
     Line fl;
     fl.Str("rule_id", f.rule_id)
         .Str("cause", f.cause)

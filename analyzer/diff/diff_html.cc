@@ -71,11 +71,17 @@ std::string_view Direction(const MetricDiff& m) {
 
 void Header(std::string& out, const RunDiff& d) {
   const SampleComparison& step = d.step_time().comparison;
+  for (const std::string& w : d.warnings) {
+    out += fmt::format("<p class=\"verdict worse\"><b>Warning:</b> {}; the comparison may mean "
+                       "little</p>\n",
+                       E(w));
+  }
   out += "<table class=\"meta\">";
   out += fmt::format("<tr><td>Base</td><td><code>{}</code> (rank {}, {} steady steps)</td></tr>",
                      E(d.base_label), d.base_rank, step.n_base);
   out += fmt::format("<tr><td>New</td><td><code>{}</code> (rank {}, {} steady steps)</td></tr>",
                      E(d.new_label), d.new_rank, step.n_new);
+  out += fmt::format("<tr><td>Compared</td><td>{}</td></tr>", E(diff_format::RanksLine(d)));
   out += fmt::format(
       "<tr><td>Noise</td><td>steady steps as independent samples: two-sided Mann-Whitney U at "
       "alpha {}, Hodges-Lehmann shift with its 95% interval; at least {} steady steps on each "

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_phase.h"
@@ -62,6 +64,8 @@ void Header(std::string& out, const ReportInput& in) {
     out += fmt::format("<tr><td>{}</td><td>{}</td></tr>", key, value_html);
   };
   row("Trace", "<code>" + E(in.input_path) + "</code>");
+  if (!in.span_note.empty()) row("Span", E(in.span_note));
+  if (!in.config_note.empty()) row("Config in effect", E(in.config_note));
   if (!in.ranks.empty()) {
     const RunMetadata& md = in.ranks.front()->metadata();
     std::string fw = md.framework.empty() ? "unknown" : md.framework;
@@ -71,10 +75,21 @@ void Header(std::string& out, const ReportInput& in) {
     if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
     if (!md.backend.empty()) ranks += ", backend " + E(md.backend);
     row("Ranks", ranks);
+    // Only devices with activity: a trace lists every device of the host
+    // (docs/html-report.md, "Header"), and "8 GPUs" of which 1 ran reads as
+    // an 8-GPU job.
     std::string devices;
+    int listed = 0, shown = 0;
     for (size_t i = 0; i < in.ranks.size(); ++i) {
       const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+      std::set<int> active;
+      if (i < in.contexts.size()) {
+        for (const DeviceActivity& a : in.contexts[i]->device_activity()) active.insert(a.device);
+      }
       for (const DeviceInfo& d : in.ranks[i]->metadata().devices) {
+        ++listed;
+        if (!active.empty() && !active.contains(d.id)) continue;
+        ++shown;
         if (!devices.empty()) devices += "<br>";
         if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
         // "GPU 0: NVIDIA H100 80GB HBM3, 79.2 GiB", "TPU 0: TPU v5 lite".
@@ -82,8 +97,14 @@ void Header(std::string& out, const ReportInput& in) {
                                E(!d.name.empty()     ? d.name
                                  : d.vendor.empty() ? std::string("(unnamed)")
                                                     : d.vendor + " (unnamed)"));
+        if (std::string arch = DeviceArchitecture(d); !arch.empty()) devices += ", " + E(arch);
         if (d.total_memory_bytes > 0) devices += ", " + E(MemoryBytes(d.total_memory_bytes));
       }
+    }
+    if (shown < listed) {
+      devices += fmt::format("<br><span class=\"note\">{} of {} listed device{} with activity; "
+                             "the others did no work in the trace</span>",
+                             shown, listed, listed == 1 ? "" : "s");
     }
     row("Devices", devices.empty() ? "no device properties in the trace" : devices);
   }
@@ -157,8 +178,10 @@ void Findings(std::string& out, const ReportInput& in) {
   for (const Finding& f : in.findings) FindingDetails(out, in, f, ++index);
   if (!in.not_judged.empty()) {
     out += "<h3>Could not judge</h3><ul class=\"not-judged\">";
-    for (const RuleOutcome& o : in.not_judged) {
-      out += fmt::format("<li><code>{}</code>: {}</li>", E(o.rule_id), E(o.not_judged_reason));
+    for (const NotJudgedGroup& g : GroupNotJudged(in.not_judged)) {
+      std::vector<std::string> ids;
+      for (const std::string& id : g.rule_ids) ids.push_back("<code>" + E(id) + "</code>");
+      out += fmt::format("<li>{}: {}</li>", fmt::join(ids, ", "), E(g.reason));
     }
     out += "</ul>\n";
   }

@@ -1,5 +1,7 @@
 #include "analyzer/report/report_data.h"
 
+#include <algorithm>
+
 #include "analyzer/report/report.h"
 #include "fmt/format.h"
 
@@ -15,6 +17,22 @@ std::string DeviceLabel(int device, std::string_view accelerator) {
 
 int RankOf(const Timeline& tl, size_t position) {
   return tl.metadata().rank >= 0 ? tl.metadata().rank : static_cast<int>(position);
+}
+
+std::vector<NotJudgedGroup> GroupNotJudged(const std::vector<RuleOutcome>& not_judged) {
+  std::vector<NotJudgedGroup> groups;
+  for (const RuleOutcome& o : not_judged) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const NotJudgedGroup& g) {
+      return g.reason == o.not_judged_reason;
+    });
+    if (it == groups.end()) {
+      groups.push_back({{o.rule_id}, o.not_judged_reason});
+    } else if (std::find(it->rule_ids.begin(), it->rule_ids.end(), o.rule_id) ==
+               it->rule_ids.end()) {
+      it->rule_ids.push_back(o.rule_id);
+    }
+  }
+  return groups;
 }
 
 RunSummary ComputeRunSummary(const ReportInput& input) {

@@ -24,6 +24,7 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/text_report_parts.h"
 #include "fmt/format.h"
@@ -58,7 +59,7 @@ std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
   } else {
     line = fmt::format("{} {}", accelerator, T(d.name));
   }
-  if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
+  if (std::string arch = DeviceArchitecture(d); !arch.empty()) line += ", " + arch;
   // AMD calls its multiprocessors compute units.
   if (d.sm_count > 0) line += fmt::format(", {} {}", d.sm_count, d.vendor == "AMD" ? "CUs" : "SMs");
   if (d.total_memory_bytes > 0) {
@@ -437,7 +438,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
     kernels.AddRow({Dur(k.total_ns), fmt::format("{}", k.count), Dur(k.mean_ns), Pct(k.share),
                     std::string(KernelFamilyName(k.kernel_class.family)),
                     std::string(TensorCoreCell(k.kernel_class.tc, accelerator)),
-                    Fit(T(k.name), names)});
+                    Fit(T(ShortKernelName(k.name)), names)});
   }
   out += kernels.Render(layout.width);
   out += Wrap(fmt::format("Top {} ops by device time (outermost op that launched the kernels):",

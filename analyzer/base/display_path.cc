@@ -1,0 +1,80 @@
+#include "analyzer/base/display_path.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace tracelint {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string WithSlash(const fs::path& p) {
+  std::string s = p.lexically_normal().generic_string();
+  if (s.empty() || s.back() != '/') s += '/';
+  return s;
+}
+
+}  // namespace
+
+PathShortener::PathShortener(const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  if (!ec) prefixes_.push_back(WithSlash(cwd));
+  for (const std::string& input : inputs) {
+    if (input.empty() || input == "-") continue;
+    fs::path absolute = fs::absolute(fs::path(input), ec).lexically_normal();
+    if (ec) continue;
+    if (absolute.filename().empty()) absolute = absolute.parent_path();  // "dir/"
+    fs::path root = absolute.parent_path();
+    if (!root.empty() && root != root.root_path()) prefixes_.push_back(WithSlash(root));
+  }
+  std::sort(prefixes_.begin(), prefixes_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  prefixes_.erase(std::unique(prefixes_.begin(), prefixes_.end()), prefixes_.end());
+}
+
+std::string PathShortener::Path(std::string_view path) const {
+  if (path.empty() || path.front() != '/') return std::string(path);
+  std::string normal = fs::path(path).lexically_normal().generic_string();
+  for (const std::string& prefix : prefixes_) {
+    if (normal.size() > prefix.size() && normal.compare(0, prefix.size(), prefix) == 0) {
+      return normal.substr(prefix.size());
+    }
+  }
+  std::string name = fs::path(normal).filename().generic_string();
+  return name.empty() ? normal : name;
+}
+
+std::string PathShortener::Text(std::string_view text) const {
+  std::string out(text);
+  // A prefix counts only where a path starts, not inside a longer one.
+  auto starts_path = [&out](size_t at) {
+    return at == 0 || std::string_view(" (\"'`=,[<").find(out[at - 1]) != std::string_view::npos;
+  };
+  for (const std::string& prefix : prefixes_) {
+    for (size_t at = out.find(prefix); at != std::string::npos; at = out.find(prefix, at)) {
+      if (!starts_path(at)) {
+        at += prefix.size();
+        continue;
+      }
+      out.erase(at, prefix.size());
+    }
+    // The root itself, named without its slash ("/abs/run: 3 spans").
+    std::string bare = prefix.substr(0, prefix.size() - 1);
+    for (size_t at = out.find(bare); at != std::string::npos; at = out.find(bare, at)) {
+      size_t end = at + bare.size();
+      bool whole = end == out.size() || out[end] == ':' || out[end] == ' ' || out[end] == ')' ||
+                   out[end] == ',';
+      if (!whole || !starts_path(at)) {
+        at = end;
+        continue;
+      }
+      out.replace(at, bare.size(), ".");
+      at += 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace tracelint
