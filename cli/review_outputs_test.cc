@@ -314,6 +314,47 @@ TEST(ReviewOutputs, SarifOfACorpusTraceValidates) {
   ExpectCodeScanningValid(args.output);
 }
 
+// docs/design/contract.md, "Exit codes, added": every selected rule could
+// not judge and nothing was found is exit 5, not a green "No findings".
+TEST(ReviewOutputs, EveryRuleUnableToJudgeIsExitFive) {
+  fs::path dir = FreshDir("nothing_judged");
+  Scenario s;  // no deviceProperties: Tensor Cores and grids cannot be judged
+  for (int k = 1; k <= 5; ++k) {
+    s.BeginStep(k).BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 5 * kNsPerMs).End();
+    s.Sync().EndStep();
+  }
+  absl::StatusOr<std::string> json = s.ToKinetoJson();
+  ASSERT_TRUE(json.ok()) << json.status();
+  WriteFile(dir / "w.pt.trace.json", *json);
+  AnalyzeArgs args;
+  args.path = (dir / "w.pt.trace.json").string();
+  args.engine.rules_glob = "-*,tensor-cores-idle,kernel-small-grids";
+  args.engine.rules_given = true;
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitNotJudgeable) << r.err << r.out;
+  EXPECT_THAT(r.err, HasSubstr("nothing could be judged: every selected rule (tensor-cores-idle, "
+                               "kernel-small-grids) could not judge this run"));
+  // One rule that can judge (and finds nothing): a real "No findings".
+  args.engine.rules_glob = "-*,tensor-cores-idle,gpu-idle-gaps";
+  r = Analyze(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+}
+
+// A verdict naming a bound that no finding owns says why.
+TEST(ReviewOutputs, AVerdictWithoutItsFindingExplainsItself) {
+  AnalyzeArgs args = Example();
+  args.engine.rules_glob = "-*,host-side-ops";
+  args.engine.rules_given = true;
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Verdict: input"));
+  EXPECT_THAT(r.out, HasSubstr("(no finding owns this bound: gpu-idle-gaps is not selected)"));
+  args.format = "markdown";
+  EXPECT_THAT(Analyze(args).out, HasSubstr("no finding owns this bound"));
+  // With the owner selected and firing: no note.
+  EXPECT_THAT(Analyze(Example()).out, Not(HasSubstr("no finding owns")));
+}
+
 TEST(ReviewOutputs, JsonRecordsProvenance) {
   AnalyzeArgs args = Example("json");
   args.engine.rules_glob = "-*,gpu-*,host-*";

@@ -445,8 +445,16 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.title = tail_fires
                 ? fmt::format("{} of collective time runs after backward; {} per step recoverable",
                               Percent(d->tail_share()), FormatDurationNs(f.recoverable_ns_per_step))
-                : fmt::format("Exposed communication takes {} of the step",
-                              Percent(exposed_share));
+                : Percent(exposed_share) == Percent(f.recoverable_share)
+                    ? fmt::format("Exposed communication takes {} of the step",
+                                  Percent(exposed_share))
+                    // One finding, one number: when the exposed share (the
+                    // worst device's) and the recoverable share differ, the
+                    // title names both as what they are.
+                    : fmt::format("Exposed communication takes {} of the step on device {}; up to "
+                                  "{} of the step is recoverable",
+                                  Percent(exposed_share), d->device,
+                                  Percent(f.recoverable_share));
   if (tail_fires) {
     f.message = fmt::format(
         "On device {}, {} collectives per step ({} of the collective time) start after the "
@@ -473,6 +481,13 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
       Percent(exposed_share), AcceleratorName(ctx.timeline().metadata()),
       Percent(SafeShare(d->wait_ns, step_total_ns)));
   f.message += tail_caveat;
+  if (Percent(exposed_share) != Percent(f.recoverable_share)) {
+    f.message += fmt::format(
+        "Recoverable: {} of the step ({} per step): the tail bucketing can hide, the exposed "
+        "time outside the tail and the waits on collectives{}. ",
+        Percent(f.recoverable_share), FormatDurationNs(f.recoverable_ns_per_step),
+        d->exposed_beyond_compute_ns > 0 ? ", not the uncovered part named below" : "");
+  }
   if (device_count > 1) {
     f.message += fmt::format(
         "The saving is averaged over the rank's {} devices, as the idle findings are. ",

@@ -243,16 +243,17 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     }
     f.title = fmt::format("Synchronizing calls inside the step leave the {} idle {}", accel,
                           ShareText(sync.share));
+    const std::string calls =
+        rules_internal::CountPerStep(SafeShare(static_cast<double>(syncs.total), steps_n));
+    const std::string_view plural = calls == "1" ? "" : "s";
     f.message = fmt::format(
-        "{0} synchronizing calls per step ({1}) make the host wait for the {2}, so the {2} "
+        "{0} synchronizing call{5} per step ({1}) make{6} the host wait for the {2}, so the {2} "
         "then waits for the host to queue the next work: {3} per step.{4}",
-        rules_internal::CountPerStep(SafeShare(static_cast<double>(syncs.total), steps_n)), names,
-        accel,
-        FormatDurationNs(sync.per_step_ns), rules_internal::StepCaveat(steps));
+        calls, names, accel,
+        FormatDurationNs(sync.per_step_ns), rules_internal::StepCaveat(steps), plural,
+        plural.empty() ? "s" : "");
     base_evidence(f, sync);
-    f.evidence.push_back({fmt::format("{} synchronizing calls per step",
-                                      rules_internal::CountPerStep(
-                                          SafeShare(static_cast<double>(syncs.total), steps_n))),
+    f.evidence.push_back({fmt::format("{} synchronizing call{} per step", calls, plural),
                           SafeShare(static_cast<double>(syncs.total), steps_n), 0, "count"});
     add_round_trips(f);
     f.location = rules_internal::LocateIdle(tl, steps, sync);

@@ -57,6 +57,10 @@ struct RankSummary {
   OutlierSteps outliers;               // indices into steady_steps
   // The rank's devices with activity in the analysed steps.
   int active_devices = 0;
+  // Of breakdown_ns[kMemcpy]: XLA's async copies (copy-start/copy-done on
+  // TPU op lines). They run beside compute, so they are no exposed copies:
+  // the verdict leaves them out of "copies" and says so.
+  TimeNs xla_async_copy_ns = 0;
 };
 
 RankSummary SummarizeRank(AnalysisContext& ctx, int position);

@@ -1,6 +1,7 @@
 #include "analyzer/base/display_path.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <system_error>
 
@@ -20,7 +21,7 @@ std::string WithSlash(const fs::path& p) {
 PathShortener::PathShortener(const std::vector<std::string>& inputs) {
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
-  if (!ec) prefixes_.push_back(WithSlash(cwd));
+  if (!ec && cwd != cwd.root_path()) prefixes_.push_back(WithSlash(cwd));
   for (const std::string& input : inputs) {
     if (input.empty() || input == "-") continue;
     fs::path absolute = fs::absolute(fs::path(input), ec).lexically_normal();
@@ -70,11 +71,34 @@ std::string PathShortener::Text(std::string_view text) const {
         at = end;
         continue;
       }
-      out.replace(at, bare.size(), ".");
+      out = out.substr(0, at) + "." + out.substr(end);
       at += 1;
     }
   }
-  return out;
+  // Any other absolute path (a file outside every root): its file name.
+  std::string shortened;
+  for (size_t i = 0; i < out.size();) {
+    if (out[i] == '/' && starts_path(i)) {
+      size_t end = i;
+      int slashes = 0;
+      while (end < out.size() && (std::isalnum(static_cast<unsigned char>(out[end])) ||
+                                  std::string_view("/._-+@~").find(out[end]) != std::string_view::npos)) {
+        slashes += out[end] == '/';
+        ++end;
+      }
+      // Trailing dots are the sentence's, not the path's.
+      while (end > i && out[end - 1] == '.') --end;
+      if (slashes >= 2) {
+        std::string_view path(out.data() + i, end - i);
+        std::string_view name = path.substr(path.rfind('/') + 1);
+        shortened += name.empty() ? std::string(path) : std::string(name);
+        i = end;
+        continue;
+      }
+    }
+    shortened += out[i++];
+  }
+  return shortened;
 }
 
 }  // namespace tracelint

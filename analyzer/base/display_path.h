@@ -23,7 +23,8 @@ class PathShortener {
   // nearest input root; a relative path as given; otherwise its file name.
   std::string Path(std::string_view path) const;
   // Every absolute path in `text` (a warning, a note) written as Path()
-  // would write it: known prefixes removed.
+  // would write it: known prefixes removed, any other path cut to its file
+  // name.
   std::string Text(std::string_view text) const;
 
  private:

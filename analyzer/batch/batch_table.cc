@@ -49,28 +49,28 @@ std::vector<Column> Columns(const BatchTable& t) {
 // A run as the text and Markdown tables name it: relative to the folder the
 // batch searched (its own name when it is that folder), never the absolute
 // path of the machine (JSON and CSV keep the path as analysed).
-std::string RunName(const BatchRow& r) {
+// A run that is the path given itself keeps that path on a terminal (the
+// user typed it) and its folder's name in Markdown.
+std::string RunName(const BatchRow& r, bool markdown) {
   namespace fs = std::filesystem;
   if (!r.root.empty()) {
     fs::path run = fs::path(r.run).lexically_normal(), root = fs::path(r.root).lexically_normal();
     if (root.filename().empty()) root = root.parent_path();
     fs::path rel = run.lexically_relative(root);
-    if (!rel.empty() && *rel.begin() != "..") {
-      return rel == "." ? root.filename().generic_string() : rel.generic_string();
-    }
+    if (!rel.empty() && *rel.begin() != ".." && rel != ".") return rel.generic_string();
   }
-  return PathShortener({r.root.empty() ? r.run : r.root}).Path(r.run);
+  return markdown ? PathShortener({r.run}).Text(r.run) : r.run;
 }
 
 // The cells of one row as every tabular format shows them.
-std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r) {
+std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r, bool markdown = false) {
   bool analysed = Analysed(r);
   std::string top = r.top_finding.empty()
                         ? std::string("-")
                         : fmt::format("{} {} ({})", r.top_finding,
                                       FormatDurationNs(r.top_ns_per_step), Percent(r.top_share));
   std::vector<std::string> cells = {
-      RunName(r),
+      RunName(r, markdown),
       std::string(BatchStatusName(r.status)),
       analysed ? fmt::format("{}", r.ranks) : "-",
       analysed ? fmt::format("{}", r.steps) : "-",
@@ -165,7 +165,7 @@ std::string Markdown(const BatchTable& t) {
     numeric.push_back(c.numeric);
   }
   std::vector<std::vector<std::string>> body;
-  for (const BatchRow& r : t.rows) body.push_back(Cells(t, r));
+  for (const BatchRow& r : t.rows) body.push_back(Cells(t, r, /*markdown=*/true));
   return MarkdownTable(headers, numeric, body) + MarkdownSections(t);
 }
 

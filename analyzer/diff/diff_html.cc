@@ -10,6 +10,7 @@
 #include "analyzer/analysis/outlier_steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/diff/diff_format.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/diff/diff_report.h"
 #include "analyzer/report/html_charts.h"
 #include "analyzer/report/html_style.h"
@@ -355,7 +356,8 @@ void NamedTable(std::string& out, std::string_view id, std::string_view title,
         "<tr><td>{}</td><td>{}</td><td>{}</td><td><span class=\"dbar {}\" "
         "style=\"width:{:.0f}px\"></span></td><td class=\"name\">{}</td></tr>\n",
         SignedDur(static_cast<double>(delta)), Dur(r.base_ns_per_step), Dur(r.new_ns_per_step),
-        delta > 0 ? "up" : "down", 80.0 * std::llabs(delta) / largest, E(r.name));
+        delta > 0 ? "up" : "down", 80.0 * std::llabs(delta) / largest,
+        html::BreakableName(ShortKernelName(r.name)));
   }
   out += "</table>\n";
 }

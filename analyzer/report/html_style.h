@@ -35,7 +35,9 @@ table.data th, table.data td { border-bottom: 1px solid #eceff3; padding: 3px 8p
                                vertical-align: top; }
 table.data th { background: #f6f7f9; font-weight: 600; }
 table.data td { white-space: nowrap; }
-table.data td.name, table.data th.name { text-align: left; word-break: break-all; white-space: normal; }
+/* Names break only where BreakableName allows (<wbr> after separators), never inside a word. */
+table.data td.name, table.data th.name { text-align: left; overflow-wrap: break-word;
+                                         word-break: normal; white-space: normal; }
 table.data td.metric { word-break: normal; white-space: nowrap; }
 table.data td.wrap { white-space: normal; }
 .nw { white-space: nowrap; }

@@ -81,6 +81,9 @@ void Header(std::string& out, const ReportInput& in, const Verdict& verdict,
   FindingsSummary summary = SummarizeFindings(in.findings);
   out += fmt::format("### tracelint: {}\n\n", EscapeMarkdownCell(summary.line));
   out += fmt::format("**{}**\n\n", EscapeMarkdownCell(verdict.line));
+  if (std::string unowned = UnownedBoundNote(in); !unowned.empty()) {
+    out += "(" + EscapeMarkdownCell(unowned) + ")\n\n";
+  }
   std::string name = paths.Text(in.input_path);
   if (name.empty()) name = in.input_path;
   std::string facts = "Trace " + EscapeMarkdownCell(name);

@@ -71,10 +71,8 @@ std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
 std::string StepRange(const StepSet& s) {
   if (s.steps.empty()) return "none";
   if (!s.from_markers) return "1 window (no step markers)";
-  std::string range = s.steps.size() == 1
-                          ? fmt::format("ProfilerStep#{}", s.steps.front().number)
-                          : fmt::format("ProfilerStep#{}..#{}", s.steps.front().number,
-                                        s.steps.back().number);
+  std::string range =
+      StepRangeLabel(s.framework, s.steps.front().number, s.steps.back().number);
   std::string line = fmt::format("{} complete ({})", s.steps.size(), range);
   if (s.dropped_incomplete > 0) {
     line += fmt::format(", {} incomplete dropped", s.dropped_incomplete);

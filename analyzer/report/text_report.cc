@@ -371,6 +371,9 @@ std::string RenderTextReport(const ReportInput& in) {
   baseline();
   Verdict verdict = in.summary().verdict;
   out += Wrap(verdict.line, w, "", "  ");
+  if (std::string unowned = UnownedBoundNote(in); !unowned.empty()) {
+    out += Wrap("  (" + T(unowned) + ")", w, "", "   ");
+  }
   if (in.summary().no_rank_has_steady_step) {
     out += Wrap("NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or "
                 "compile only, so no per-step claim is made; its one-time costs are listed "
