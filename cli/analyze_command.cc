@@ -306,11 +306,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
 namespace tracelint {
 
 void DeclareReportFlags(CommandFlags& f, AnalyzeArgs& a, bool step_rows_option) {
-  std::string formats;
-  for (const OutputFormat& format : ReportFormats()) {
-    formats += fmt::format("{}{} ({})", formats.empty() ? "" : ", ", format.name, format.help);
-  }
-  f.Value("--format", a.format, "output format: " + formats, Choices(ReportFormatNames(), true));
+  f.Value("--format", a.format, FormatOptionHelp(ReportFormats()), Choices(ReportFormatNames(), true));
   f.Value("-o,--output", a.output, "write the report to this file ('-': stdout)", OutputOnly());
   OptionTraits color = Choices({"auto", "always", "never"}, true);
   f.Value("--color", a.color, "colour severities: auto (on a terminal), always, never", color);

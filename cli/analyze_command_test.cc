@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/report_fixture.h"
 #include "tests/support/test_files.h"
 #include "fmt/format.h"
@@ -19,23 +20,13 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Analyze;
 using testing::FreshDir;
 using testing::ReadFile;
 using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Analyze(AnalyzeArgs args) {
-  std::ostringstream out, err;
-  int code = RunAnalyze(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 TEST(AnalyzeCommand, ExampleRunRanksTheDataLoaderFirst) {
   AnalyzeArgs args;

@@ -359,11 +359,7 @@ CLI::App* DeclareBatchCommand(CLI::App& app, OptionTable& table, BatchArgs& b) {
                "run files or directories, or archives of runs (with --merge: the shard "
                "outputs)",
                /*required=*/true);
-  std::string formats;
-  for (const BatchFormat& format : BatchFormats()) {
-    formats += fmt::format("{}{} ({})", formats.empty() ? "" : ", ", format.name, format.help);
-  }
-  f.Value("--format", b.format, "output format: " + formats, Choices(BatchFormatNames(), true));
+  f.Value("--format", b.format, FormatOptionHelp(BatchFormats()), Choices(BatchFormatNames(), true));
   f.Value("-o,--output", b.output, "write the table to this file, atomically ('-': stdout)",
           OutputOnly());
   OptionTraits width = Checked(AtLeast(0));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/schema_check.h"
 #include "tests/support/test_files.h"
 #include "gmock/gmock.h"
@@ -17,23 +18,13 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Batch;
 using testing::FreshDir;
 using testing::ReadFile;
 using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Batch(const BatchArgs& args) {
-  std::ostringstream out, err;
-  int code = RunBatch(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // archive/a: the DataLoader case study; archive/b/nested: two ranks;
 // archive/c: a profiler-named file that is not a trace; archive/summary.json:

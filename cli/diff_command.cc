@@ -183,11 +183,7 @@ CLI::App* DeclareDiffCommand(CLI::App& app, OptionTable& table, DiffArgs& d) {
   f.Positional("base", d.base, "trace, run directory or JSON report (--format json)",
                /*required=*/true);
   f.Positional("new", d.next, "trace, run directory or JSON report", /*required=*/true);
-  std::string formats;
-  for (const DiffFormat& format : DiffFormats()) {
-    formats += fmt::format("{}{} ({})", formats.empty() ? "" : ", ", format.name, format.help);
-  }
-  f.Value("--format", d.format, "output format: " + formats, Choices(DiffFormatNames(), true));
+  f.Value("--format", d.format, FormatOptionHelp(DiffFormats()), Choices(DiffFormatNames(), true));
   f.Value("-o,--output", d.output, "write the diff to this file", OutputOnly());
   OptionTraits rank = Checked(AtLeast(0));
   rank.default_text = "";

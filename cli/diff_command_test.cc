@@ -9,6 +9,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_files.h"
 #include "tests/support/training_run.h"
 #include "gmock/gmock.h"
@@ -22,6 +23,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Diff;
 using testing::FreshDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -33,18 +36,6 @@ std::string WriteRun(const fs::path& dir, const std::string& name, const Trainin
   fs::path file = dir / name / "worker0.pt.trace.json";
   std::ofstream(file) << testing::TrainingRunJson(run);
   return file.string();
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Diff(DiffArgs args) {
-  std::ostringstream out, err;
-  int code = RunDiffCommand(args, out, err);
-  return {code, out.str(), err.str()};
 }
 
 DiffArgs Args(std::string base, std::string next, std::string format = "text") {

@@ -10,6 +10,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/schema_check.h"
 #include "tests/support/scenario.h"
 #include "tests/support/test_files.h"
@@ -21,6 +22,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Analyze;
 using testing::FreshDir;
 using testing::SourceDir;
 using testing::WriteFile;
@@ -28,18 +31,6 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Scenario;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Analyze(const AnalyzeArgs& args) {
-  std::ostringstream out, err;
-  int code = RunAnalyze(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 AnalyzeArgs Example(std::string format = "text") {
   AnalyzeArgs args;

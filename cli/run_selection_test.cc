@@ -7,6 +7,7 @@
 #include "cli/analyze_command.h"
 #include "cli/batch_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/scenario.h"
 #include "tests/support/test_files.h"
 #include "gmock/gmock.h"
@@ -17,6 +18,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Analyze;
 using testing::FreshDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -42,18 +45,6 @@ std::string Json(const Scenario& s) {
 std::string Write(const fs::path& path, const std::string& data) {
   std::ofstream(path, std::ios::binary) << data;
   return path.string();
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Analyze(AnalyzeArgs args) {
-  std::ostringstream out, err;
-  int code = RunAnalyze(args, out, err);
-  return {code, out.str(), err.str()};
 }
 
 TEST(RunSelection, TwoUnrelatedSingleRankTracesInOneDirectoryAreRefusedWithTheList) {
