@@ -89,9 +89,6 @@ bool SignatureAt(std::string_view s, size_t start, size_t& end, std::string& out
   size_t close = Matching(s, i);
   if (close == std::string_view::npos) return false;
   if (close + 1 < s.size() && (IsIdentChar(s[close + 1]) || s[close + 1] == '<')) return false;
-  std::string_view params = s.substr(i + 1, close - i - 1);
-  // A parameter list, not a call's text: types, pointers, commas.
-  if (params.find('#') != std::string_view::npos) return false;
   end = close + 1;
   out = ShortTemplate(head);
   return true;

@@ -35,6 +35,9 @@ inline constexpr int kReportSchemaVersion = 1;
 
 // How the text report is laid out (docs/output-formats.md, "Text").
 enum class TextVerbosity { kQuiet, kNormal, kVerbose };  // -q: findings only; -v: everything
+// The widest line `-v` writes when nothing sets a width (a pipe, a file).
+inline constexpr int kVerboseMaxColumns = 240;
+
 struct TextOptions {
   int width_columns = 0;  // terminal width; 0: no limit (piped output)
   bool color = false;     // SGR colours for severities and headings

@@ -198,6 +198,41 @@ TEST_F(ReportTest, ASharedNotJudgedReasonIsPrintedOnce) {
   EXPECT_NE(text.find("  h2d-copy-dominance: no copies in the trace\n"), std::string::npos);
 }
 
+// -v piped has no terminal width, yet no line runs to thousands of columns:
+// C++ signatures shortened, empty shapes dropped, prose wrapped.
+TEST_F(ReportTest, VerboseLinesStayReadable) {
+  Finding f = MakeFinding("tensor-cores-idle", "fp32_gemm", 0.2);
+  f.message = std::string(60, 'x') + " " + std::string(700, 'y').replace(350, 1, " ");
+  // A real kernel name (986 characters) from an H100 trace.
+  f.location.top_items = {{
+                           "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::nat"
+                           "ive::(anonymous namespace)::where_kernel_impl(at::TensorIterator&)::{lambda()#1}::oper"
+                           "ator()() const::{lambda()#12}::operator()() const::{lambda(bool, c10::BFloat16, c10::B"
+                           "Float16)#1}>(at::TensorIteratorBase&, at::native::(anonymous namespace)::where_kernel_"
+                           "impl(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#12}::operator()"
+                           "() const::{lambda(bool, c10::BFloat16, c10::BFloat16)#1} const&)::{lambda(int)#1}>(int"
+                           ", at::native::gpu_kernel_impl_nocast<at::native::(anonymous namespace)::where_kernel_i"
+                           "mpl(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#12}::operator()("
+                           ") const::{lambda(bool, c10::BFloat16, c10::BFloat16)#1}>(at::TensorIteratorBase&, at::"
+                           "native::(anonymous namespace)::where_kernel_impl(at::TensorIterator&)::{lambda()#1}::o"
+                           "perator()() const::{lambda()#12}::operator()() const::{lambda(bool, c10::BFloat16, c10"
+                           "::BFloat16)#1} const&)::{lambda(int)#1})",
+                           300, 2, "float32 [[], [32, 1024, 14, 14], [], [], []]"}};
+  input_.findings = {f};
+  input_.options.text.verbosity = TextVerbosity::kVerbose;
+  std::string text = RenderTextReport(input_);
+  size_t longest = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    longest = std::max(longest, end - start);
+    start = end + 1;
+  }
+  EXPECT_LE(longest, static_cast<size_t>(kVerboseMaxColumns)) << text;
+  EXPECT_NE(text.find("at::native::elementwise_kernel<128, 4, ...>"), std::string::npos) << text;
+  EXPECT_NE(text.find("[float32 [32, 1024, 14, 14]]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[[]"), std::string::npos) << text;
+}
+
 TEST_F(ReportTest, EmptyFindingsSayNoFindings) {
   std::string text = RenderTextReport(input_);
   EXPECT_NE(text.find("\nNo findings.\n"), std::string::npos) << text;

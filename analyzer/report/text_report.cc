@@ -348,6 +348,11 @@ std::string RenderTextReport(const ReportInput& in) {
   using namespace text;
   Layout layout;
   layout.width = static_cast<size_t>(std::max(0, in.options.text.width_columns));
+  // -v piped (no width) still keeps every line readable: whole names and
+  // messages wrap at this many columns instead of running to thousands.
+  if (layout.width == 0 && in.options.text.verbosity == TextVerbosity::kVerbose) {
+    layout.width = kVerboseMaxColumns;
+  }
   layout.color = in.options.text.color;
   layout.verbosity = in.options.text.verbosity;
   layout.all_steps = in.options.text.all_steps || layout.verbose();
