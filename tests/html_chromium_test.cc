@@ -26,11 +26,13 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CorpusDir;
 
 fs::path SourceDir() {
   const char* root = std::getenv("TRACELINT_SOURCE_DIR");
@@ -40,8 +42,6 @@ fs::path BinaryDir() {
   const char* dir = std::getenv("TRACELINT_BINARY_DIR");
   return dir ? fs::path(dir) : fs::path(::testing::TempDir());
 }
-fs::path CorpusDir() { return SourceDir() / ".." / "shared" / "corpus"; }
-
 bool InCi() {
   const char* ci = std::getenv("CI");
   return ci != nullptr && std::string(ci) == "true";

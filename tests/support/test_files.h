@@ -26,6 +26,12 @@ inline std::string SourceDir() {
   return dir != nullptr ? dir : ".";
 }
 
+// The shared corpus of real traces, checked out beside the repository
+// (CONTRIBUTING.md, "Real traces"); tests over it skip visibly without it.
+inline std::filesystem::path CorpusDir() {
+  return std::filesystem::path(SourceDir()) / ".." / "shared" / "corpus";
+}
+
 // The whole file, bytes as they are; empty when it cannot be read.
 inline std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
