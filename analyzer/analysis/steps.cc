@@ -417,9 +417,9 @@ StepSet ComputeSteps(const Timeline& tl) {
   const bool by_number = NamesStepsByNumber(out.framework);
   for (std::string& note : out.notes) {
     if (note.starts_with("no ProfilerStep#N markers")) {
-      note = fmt::format("no step markers ({}): one window from the first to the last event of "
+      note = fmt::format("no {} markers ({}): one window from the first to the last event of "
                          "the rank; per-step numbers are per window",
-                         StepMarkerHint(out.framework));
+                         by_number ? "step" : "ProfilerStep#N", StepMarkerHint(out.framework));
       continue;
     }
     if (!by_number) continue;

@@ -21,7 +21,8 @@ std::string WithSlash(const fs::path& p) {
 PathShortener::PathShortener(const std::vector<std::string>& inputs) {
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
-  if (!ec && cwd != cwd.root_path()) prefixes_.push_back(WithSlash(cwd));
+  const size_t first_root = !ec && cwd != cwd.root_path() ? 1 : 0;
+  if (first_root == 1) prefixes_.push_back(WithSlash(cwd));
   for (const std::string& input : inputs) {
     if (input.empty() || input == "-") continue;
     fs::path absolute = fs::absolute(fs::path(input), ec).lexically_normal();
@@ -30,9 +31,16 @@ PathShortener::PathShortener(const std::vector<std::string>& inputs) {
     fs::path root = absolute.parent_path();
     if (!root.empty() && root != root.root_path()) prefixes_.push_back(WithSlash(root));
   }
-  std::sort(prefixes_.begin(), prefixes_.end(),
+  // The working directory wins (a path under it is written relative to it,
+  // even when an input's folder below it would match longer); then the
+  // input roots, longest first.
+  std::sort(prefixes_.begin() + first_root, prefixes_.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  prefixes_.erase(std::unique(prefixes_.begin(), prefixes_.end()), prefixes_.end());
+  prefixes_.erase(std::unique(prefixes_.begin() + first_root, prefixes_.end()), prefixes_.end());
+  if (first_root == 1) {
+    prefixes_.erase(std::remove(prefixes_.begin() + 1, prefixes_.end(), prefixes_[0]),
+                    prefixes_.end());
+  }
 }
 
 std::string PathShortener::Path(std::string_view path) const {

@@ -28,7 +28,7 @@ class PathShortener {
   std::string Text(std::string_view text) const;
 
  private:
-  std::vector<std::string> prefixes_;  // absolute, with a trailing '/', longest first
+  std::vector<std::string> prefixes_;  // absolute, with a trailing '/': the cwd, then roots longest first
 };
 
 }  // namespace tracelint

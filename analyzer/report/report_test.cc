@@ -202,7 +202,9 @@ TEST_F(ReportTest, ASharedNotJudgedReasonIsPrintedOnce) {
 // C++ signatures shortened, empty shapes dropped, prose wrapped.
 TEST_F(ReportTest, VerboseLinesStayReadable) {
   Finding f = MakeFinding("tensor-cores-idle", "fp32_gemm", 0.2);
-  f.message = std::string(60, 'x') + " " + std::string(700, 'y').replace(350, 1, " ");
+  // A long message of ordinary words (760 characters) must wrap.
+  f.message.clear();
+  for (int i = 0; i < 95; ++i) f.message += "exposed ";
   // A real kernel name (986 characters) from an H100 trace.
   f.location.top_items = {{
                            "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::nat"

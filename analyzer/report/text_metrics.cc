@@ -388,7 +388,7 @@ void PerStep(std::string& out, AnalysisContext& ctx, const RankSummary& rank,
 }
 
 void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerator,
-              const Layout& layout) {
+              std::string_view framework, const Layout& layout) {
   if (m.hta.empty()) return;
   int64_t excluded = 0;
   bool by_kind = false;
@@ -398,9 +398,13 @@ void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerat
   }
   out += Wrap(fmt::format("HTA temporal breakdown (first to last {} activity{}{}):", accelerator,
                           excluded > 0 ? fmt::format("; as HTA does, only {} work launched "
-                                                     "before the last ProfilerStep starts, {} "
+                                                     "before the last {} starts, {} "
                                                      "{} left out",
-                                                     accelerator, excluded,
+                                                     accelerator,
+                                                     StepLabel(framework, 0).starts_with("step")
+                                                         ? "step"
+                                                         : "ProfilerStep",
+                                                     excluded,
                                                      excluded == 1 ? "activity" : "activities")
                                        : "",
                           by_kind ? "; XLA copies and collectives are non-compute by their "
@@ -548,7 +552,7 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     RankFacts(out, in, i, layout);
     MetricsTable(out, ctx, accelerator, layout);
     PerStep(out, ctx, in.summary().ranks[i], accelerator, layout);
-    HtaLines(out, ctx.step_metrics(), accelerator, layout);
+    HtaLines(out, ctx.step_metrics(), accelerator, in.ranks[i]->metadata().framework, layout);
     MemoryLines(out, ctx, accelerator, layout);
     TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
   }

@@ -119,6 +119,10 @@ std::string FindingLine(const Finding& f, int index, const Layout& layout) {
       tail += ": " + lines.substr(used + 2, lines.find('\n') - used - 2);
       wrapped = lines.substr(lines.find('\n') + 1);
       if (!wrapped.empty()) wrapped.pop_back();  // FindingsList adds the newline
+    } else if (layout.verbosity == TextVerbosity::kQuiet) {
+      // No room beside the rule: the whole fix on the indented lines below.
+      wrapped = Wrap(fix, layout.width, "       ", "       ");
+      if (!wrapped.empty()) wrapped.pop_back();
     } else if (room >= kMinFixColumns) {
       tail += ": " + Fit(fix, room);
     }

@@ -329,8 +329,19 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
       if (!run.ok()) return run.status();
       runs = {*run};
     }
-    // Several run folders and no --run: the files of each, for the caller
-    // to list and refuse (or, in batch, to analyse one by one).
+    // plugins/profile/<session>/ folders are captures of one TensorBoard
+    // run, named YYYY_MM_DD_HH_MM_SS: the newest, said in the header and on
+    // stderr as a span is (docs/design/contract.md, "Newest span").
+    if (tensorboard && options.run.empty() && runs.size() > 1) {
+      d.span_choice = fmt::format(
+          "{}: {} profiling sessions; analysing the newest ({}); --run to choose another",
+          parent.string(), runs.size(), runs.back().filename().string());
+      d.chosen_span = runs.back().filename().string();
+      runs = {runs.back()};
+    }
+    // Several run folders of the tb_plugin's layout (experiments) and no
+    // --run: the files of each, for the caller to list and refuse (or, in
+    // batch, to analyse one by one).
     d.runs_to_pick = runs.size() > 1;
     for (const fs::path& r : runs) {
       absl::StatusOr<std::vector<TraceFileRef>> in_run = TraceFilesIn(r, d.notes, denied, &scope);
@@ -369,7 +380,7 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
           !s.ok()) {
         return s;
       }
-      if (!d.runs_to_pick) {
+      if (!d.runs_to_pick && (d.span_choice.empty() || !choice.empty())) {
         d.spans = std::move(spans);
         d.span_choice = std::move(choice);
         d.chosen_span = std::move(chosen);
