@@ -200,9 +200,11 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // and on stderr.
   if (!analyzed->discovery.span_choice.empty()) {
     err << "tracelint: note: " << EscapeTerminal(analyzed->discovery.span_choice) << "\n";
-    input.span_note = fmt::format("{}, the newest of {} profiling spans; --span to choose another",
-                                  analyzed->discovery.chosen_span,
-                                  analyzed->discovery.spans.size());
+    const bool sessions = analyzed->discovery.spans.size() < 2;  // plugins/profile/<session>/
+    input.span_note = fmt::format(
+        "{}, the newest of {} profiling {}; {} to choose another", analyzed->discovery.chosen_span,
+        sessions ? analyzed->discovery.runs.size() : analyzed->discovery.spans.size(),
+        sessions ? "sessions" : "spans", sessions ? "--run" : "--span");
   }
   for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
   input.contexts = analyzed->ContextPointers();

@@ -242,6 +242,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   info.shard = shard->index;
   info.shards = shard->count;
   info.config_hash = ConfigHash(args, *rules);
+  info.rule_options_json = BatchRuleOptionsJson(args, *rules);
   std::vector<std::string> paths;
   std::vector<int64_t> sizes;
   for (const RunSlot& slot : slots) {
@@ -314,7 +315,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
   if (args.format != "jsonl") {
     return FinishBatch(std::move(records), *view, args, kExitOk, out, err,
-                       BatchOptionsJson(args, &*rules));
+                       BatchOptionsJson(args, BatchRuleOptionsJson(args, *rules)));
   }
 
   // jsonl: the partition, one record per run, the end mark; written whole

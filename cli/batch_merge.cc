@@ -55,25 +55,32 @@ absl::StatusOr<BatchView> ViewOf(const BatchArgs& args) {
   return view;
 }
 
-std::string BatchOptionsJson(const BatchArgs& args, const PreparedRules* rules) {
+std::string BatchRuleOptionsJson(const BatchArgs& args, const PreparedRules& rules) {
   JsonWriter w(/*compact=*/true);
   w.BeginObject();
-  if (rules != nullptr) {
-    w.Key("rules").String(rules->rules_glob);
-    w.Key("set").StringArray(args.engine.set_overrides);
-    w.Key("config_path").String(rules->config_path);
-    w.Key("selected_rules").StringArray(rules->selected);
-    w.Key("rule_options").BeginObject();
-    for (const std::string& id : rules->selected) {
-      w.Key(id).BeginObject();
-      auto it = rules->options.find(id);
-      if (it != rules->options.end()) {
-        for (const auto& [name, value] : it->second.values()) w.Key(name).Double(value);
-      }
-      w.EndObject();
+  w.Key("rules").String(rules.rules_glob);
+  w.Key("set").StringArray(args.engine.set_overrides);
+  w.Key("config_path").String(rules.config_path);
+  w.Key("selected_rules").StringArray(rules.selected);
+  w.Key("rule_options").BeginObject();
+  for (const std::string& id : rules.selected) {
+    w.Key(id).BeginObject();
+    auto it = rules.options.find(id);
+    if (it != rules.options.end()) {
+      for (const auto& [name, value] : it->second.values()) w.Key(name).Double(value);
     }
     w.EndObject();
   }
+  w.EndObject();
+  w.EndObject();
+  std::string out = w.Finish();
+  out.pop_back();
+  return out;
+}
+
+std::string BatchOptionsJson(const BatchArgs& args, std::string_view rule_options_json) {
+  JsonWriter w(/*compact=*/true);
+  w.BeginObject();
   w.Key("max_depth").Int(args.max_depth);
   w.Key("batch_size").Int(args.batch_size);
   w.Key("batch_size_from").String(args.batch_size_from);
@@ -82,9 +89,13 @@ std::string BatchOptionsJson(const BatchArgs& args, const PreparedRules* rules) 
   w.Key("sort").String(args.sort);
   w.Key("trend").Bool(args.trend);
   w.EndObject();
-  std::string out = w.Finish();
-  out.pop_back();
-  return out;
+  std::string view = w.Finish();
+  view.pop_back();
+  // Both are compact objects: their members joined are the one object a
+  // single writer would have written, byte for byte.
+  if (rule_options_json.size() <= 2) return view;
+  return std::string(rule_options_json.substr(0, rule_options_json.size() - 1)) + "," +
+         view.substr(1);
 }
 
 int BatchWidth(const BatchArgs& args, const std::ostream& out) {
@@ -252,10 +263,10 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   if (missing > 0) {
     Warn(err, fmt::format("{} of {} runs missing from the merge", missing, first.slots.size()));
   }
-  // The records carry the configuration's hash, not the rules: the merge
-  // records its own view options.
+  // The shard header carries the rules the shards ran with (all the same:
+  // one configuration hash); the view options are the merge's own.
   return FinishBatch(std::move(records), *view, args, missing > 0 ? kExitDamaged : kExitOk, out,
-                     err, BatchOptionsJson(args, nullptr));
+                     err, BatchOptionsJson(args, first.info.rule_options_json));
 }
 
 }  // namespace tracelint

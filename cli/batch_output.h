@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,9 +31,13 @@ int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const B
                 int extra_exit, std::ostream& out, std::ostream& err,
                 const std::string& options_json = "");
 
-// The options a batch ran with, as a JSON object: the rule selection and
-// options in effect (`rules`, when known), the config file and the view.
-std::string BatchOptionsJson(const BatchArgs& args, const PreparedRules* rules);
+// The rule selection and options in effect and the config file, as a
+// compact JSON object (a shard header carries it for the merge).
+std::string BatchRuleOptionsJson(const BatchArgs& args, const PreparedRules& rules);
+// The options a batch ran with, as a JSON object: `rule_options_json`'s
+// members (BatchRuleOptionsJson; empty when unknown), then the search depth
+// and the view.
+std::string BatchOptionsJson(const BatchArgs& args, std::string_view rule_options_json);
 
 // The text table's width: --width, else the terminal's, else (a pipe)
 // COLUMNS when it is set, else no limit.

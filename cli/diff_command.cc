@@ -82,6 +82,11 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const Command
   for (const std::string& note : analyzed->discovery.notes) {
     err << "tracelint: note: " << EscapeTerminal(note) << "\n";
   }
+  // The span compared, when a side held several (docs/design/contract.md,
+  // "Newest span").
+  if (!analyzed->discovery.span_choice.empty()) {
+    err << "tracelint: note: " << EscapeTerminal(analyzed->discovery.span_choice) << "\n";
+  }
   std::vector<std::string> warnings;
   loaded.exit_code = RunHealth(*analyzed, warnings);
   // Most warnings name their file already (a file under `path`).

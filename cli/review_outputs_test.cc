@@ -236,7 +236,7 @@ TEST(ReviewOutputs, SarifWithoutAMappedFramePointsAtTheAnchor) {
   fs::path dir = FreshDir("sarif_anchor");
   WriteFile(dir / "traces" / "w.pt.trace.json", PythonStackTrace());
   WriteFile(dir / "repo" / "README.md", "# the project\n");
-  WriteFile(dir / "repo" / "docs" / "perf.md", "# performance\n");
+  WriteFile(dir / "repo" / "docs" / "perf.rst", "# performance\n");
   AnalyzeArgs args;
   args.path = (dir / "traces" / "w.pt.trace.json").string();
   args.format = "sarif";
@@ -258,12 +258,12 @@ TEST(ReviewOutputs, SarifWithoutAMappedFramePointsAtTheAnchor) {
   EXPECT_THAT(sarif, HasSubstr(
                          "https://docs.example.com/tracelint/blob/v1.2/rules/docs/gpu-idle-gaps.md"));
   ExpectCodeScanningValid(args.output);
-  args.sarif_anchor = "docs/perf.md";
+  args.sarif_anchor = "docs/perf.rst";
   r = Analyze(args);
   ASSERT_EQ(r.code, kExitOk) << r.err;
   std::ifstream again(args.output);
   sarif.assign((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
-  EXPECT_THAT(sarif, HasSubstr(R"("uri": "docs/perf.md",)"));
+  EXPECT_THAT(sarif, HasSubstr(R"("uri": "docs/perf.rst",)"));
 }
 
 // Without an anchor file under the source root the trace itself is the
@@ -323,8 +323,8 @@ TEST(ReviewOutputs, EveryRuleUnableToJudgeIsExitFive) {
   args.engine.rules_given = true;
   Result r = Analyze(args);
   EXPECT_EQ(r.code, kExitNotJudgeable) << r.err << r.out;
-  EXPECT_THAT(r.err, HasSubstr("nothing could be judged: every selected rule (tensor-cores-idle, "
-                               "kernel-small-grids) could not judge this run"));
+  EXPECT_THAT(r.err, HasSubstr("nothing could be judged: every selected rule (kernel-small-grids, "
+                               "tensor-cores-idle) could not judge this run"));
   // One rule that can judge (and finds nothing): a real "No findings".
   args.engine.rules_glob = "-*,tensor-cores-idle,gpu-idle-gaps";
   r = Analyze(args);

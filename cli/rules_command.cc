@@ -21,7 +21,8 @@ namespace {
 // doc citation (docs/design/domain.md "Section").
 bool IsInternalReference(std::string_view part) {
   while (!part.empty() && (part.front() == ' ' || part.front() == '\n')) part.remove_prefix(1);
-  if (part.starts_with("docs/design/") || part.starts_with("see docs/design/")) return true;
+  // A design doc anywhere in the part ("see `x.md` and docs/design/domain.md").
+  if (part.find("docs/design/") != std::string_view::npos) return true;
   if (part.starts_with("testdata/") || part.starts_with("`testdata/")) return true;
   if (!part.starts_with("`")) return false;
   size_t end = part.find('`', 1);
@@ -81,7 +82,8 @@ std::string UserFacingRuleDoc(std::string_view page) {
     std::string_view inner = page.substr(i + 1, j - i - 1);
     std::vector<std::string> kept;
     bool dropped = false;
-    if (inner.starts_with("Tests:") || inner.starts_with("tests:")) {
+    if (inner.starts_with("Tests:") || inner.starts_with("tests:") ||
+        inner.starts_with("Test:") || inner.starts_with("test:")) {
       dropped = true;
     } else {
       for (const std::string& part : SplitParts(inner)) {

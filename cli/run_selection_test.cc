@@ -181,9 +181,12 @@ TEST(RunSelection, AFolderOfSeveralRunFoldersIsRefusedWithTheList) {
   EXPECT_THAT(r.out, HasSubstr("run 3 (--run exp_c)"));
   args.list = false;
   args.run = "exp_b";
+  args.format = "json";
   r = Analyze(args);
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, HasSubstr("exp_b"));
+  EXPECT_THAT(r.out, Not(HasSubstr("exp_a")));
+  args.format = "text";
   // batch analyses each.
   BatchArgs batch;
   batch.paths = {dir.string()};
@@ -237,9 +240,11 @@ TEST(RunSelection, ListAndTheSpanErrorNameTheSameSpans) {
   EXPECT_THAT(r.err, HasSubstr("no profiling span '1234' (spans here, oldest first: " + names +
                                ")"));
   args.span = "unstamped";
+  args.format = "json";
   r = Analyze(args);
   EXPECT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("worker0.pt.trace.json"));
+  EXPECT_THAT(r.out, HasSubstr("worker0.pt.trace.json\""));
+  EXPECT_THAT(r.out, Not(HasSubstr("worker0.1700000900000")));
 }
 
 // A TensorBoard run folder holding only the profile plugin's summaries is

@@ -399,7 +399,10 @@ std::string_view StepMarkerHint(std::string_view framework) {
   if (framework == "JAX") {
     return "mark each step with jax.profiler.StepTraceAnnotation('train', step_num=step)";
   }
-  return "call prof.step() once per iteration inside torch.profiler.profile";
+  if (framework == "PyTorch") {
+    return "call prof.step() once per iteration inside torch.profiler.profile";
+  }
+  return "mark each iteration with the framework's step annotation";
 }
 
 namespace {

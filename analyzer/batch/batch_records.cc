@@ -193,6 +193,7 @@ std::string ShardHeaderRecord(const BatchShardInfo& info, const std::vector<Batc
   Line line;
   Common(line, "batch-shard", info);
   line.Str("tool", "tracelint");
+  if (!info.rule_options_json.empty()) line.Str("rule_options", info.rule_options_json);
   std::string list = "[";
   for (size_t i = 0; i < slots.size(); ++i) {
     Line s;
@@ -319,6 +320,11 @@ absl::StatusOr<ShardFile> ParseShardRecords(std::string_view text, const std::st
       }
       have_header = true;
       file.info = info;
+      // Optional: records of an older tracelint do not carry it.
+      std::string_view rule_options;
+      if (o["rule_options"].get_string().get(rule_options) == simdjson::SUCCESS) {
+        file.info.rule_options_json = std::string(rule_options);
+      }
       for (object s : f.Objects("slots")) {
         Fields sf(s, where);
         BatchSlot& slot = file.slots.emplace_back();

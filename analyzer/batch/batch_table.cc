@@ -14,6 +14,7 @@
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/text_layout.h"
 #include "fmt/format.h"
+#include "simdjson.h"
 
 namespace tracelint {
 namespace {
@@ -44,6 +45,15 @@ std::vector<Column> Columns(const BatchTable& t) {
   }
   cols.push_back({"top finding (per step, share of step)", false});
   return cols;
+}
+
+// A finding's JSON as a JSONL record carries it and a merge reads it back
+// (simdjson's minified form), so a merged table equals a single process's.
+std::string Minified(const std::string& json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(json).get(doc) != simdjson::SUCCESS) return json;
+  return simdjson::minify(doc);
 }
 
 // A run as the text and Markdown tables name it: relative to the folder the
@@ -92,7 +102,7 @@ std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r, bool mark
 
 // Text within `width` columns: the last column (top finding or error) is
 // cut first, down to 24 columns, then the run column is elided in the
-// middle, down to 16; numbers are never cut.
+// middle, down to 16; then to 12 and 10; numbers are never cut.
 void FitTable(std::vector<std::vector<std::string>>& table, size_t width) {
   if (width == 0 || table.empty()) return;
   const size_t cols = table.front().size();
@@ -116,6 +126,9 @@ void FitTable(std::vector<std::vector<std::string>>& table, size_t width) {
   };
   shrink(cols - 1, 24, /*middle=*/false);
   shrink(0, 16, /*middle=*/true);
+  // Still too wide (a narrow terminal): both further, numbers still whole.
+  shrink(cols - 1, 12, /*middle=*/false);
+  shrink(0, 10, /*middle=*/true);
 }
 
 std::string Summary(const std::vector<BatchRow>& rows) {
@@ -325,7 +338,7 @@ BatchRow SummarizeRunForBatch(const ReportInput& input) {
     row.finding_list.push_back(
         {f.rule_id, f.cause, f.fingerprint, std::string(FindingSeverityName(f.severity)),
          f.recoverable_ns_per_step, f.recoverable_share, f.one_time_ns, f.title,
-         FindingJson(f)});
+         Minified(FindingJson(f))});
   }
   return row;
 }

@@ -79,13 +79,13 @@ void Header(std::string& out, const RunDiff& d) {
   }
   out += "<table class=\"meta\">";
   out += fmt::format("<tr><td>Base</td><td><code>{}</code> (rank {}, {} steady steps)</td></tr>",
-                     E(d.base_label), d.base_rank, step.n_base);
+                     html::BreakablePath(E(d.base_label)), d.base_rank, step.n_base);
   out += fmt::format("<tr><td>New</td><td><code>{}</code> (rank {}, {} steady steps)</td></tr>",
-                     E(d.new_label), d.new_rank, step.n_new);
+                     html::BreakablePath(E(d.new_label)), d.new_rank, step.n_new);
   out += fmt::format("<tr><td>Compared</td><td>{}</td></tr>", E(diff_format::RanksLine(d)));
   out += fmt::format(
       "<tr><td>Noise</td><td>steady steps as independent samples: two-sided Mann-Whitney U at "
-      "alpha {}, Hodges-Lehmann shift with its 95% interval; at least {} steady steps on each "
+      "alpha {}, Hodges\u2011Lehmann shift with its 95% interval; at least {} steady steps on each "
       "side to judge</td></tr>",
       kNoiseAlpha, kMinSamplesToJudgeNoise);
   out += "</table>\n";
@@ -367,7 +367,7 @@ void DiffSections(std::string& out, const RunDiff& d, const Frame& f) {
   VerdictBlock(out, d, f);
   MetricsTable(out, d, f);
   out += f.Heading(1, "", "Change of each time metric") + "<p class=\"note\">";
-  out += d.judged ? "Dot: the Hodges-Lehmann shift (new - base); bar: its 95% interval. An "
+  out += d.judged ? "Dot: the Hodges\u2011Lehmann shift (new - base); bar: its 95% interval. An "
                     "interval that leaves the dashed zero line is a change beyond noise (red "
                     "slower, green faster)."
                   : "Hollow dot: the difference of the medians (new - base). Too few steps to "

@@ -148,4 +148,19 @@ std::string CompactDetail(std::string_view text) {
   return out;
 }
 
+std::string ShortTrackName(std::string_view track) {
+  constexpr std::string_view kThread = "thread ";
+  if (!track.starts_with(kThread) || !track.ends_with(")")) return std::string(track);
+  size_t digits_end = kThread.size();
+  while (digits_end < track.size() && track[digits_end] >= '0' && track[digits_end] <= '9') {
+    ++digits_end;
+  }
+  std::string_view digits = track.substr(kThread.size(), digits_end - kThread.size());
+  if (digits.empty() || track.substr(digits_end, 2) != " (") return std::string(track);
+  // Ids of 8 digits and more are handles, not numbers anyone reads.
+  if (digits.size() < 8) return std::string(track);
+  std::string_view name = track.substr(digits_end + 2, track.size() - digits_end - 3);
+  return name.empty() ? std::string(track) : std::string(name);
+}
+
 }  // namespace tracelint

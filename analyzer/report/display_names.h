@@ -26,6 +26,11 @@ std::string ShortKernelName(std::string_view name);
 // 14, 14]", several non-empty ones as "[a, b], [c]".
 std::string CompactDetail(std::string_view text);
 
+// A host thread as a reader knows it: "thread 140234567890123 (python3)"
+// (Kineto's name for a thread whose id is a pthread handle) -> "python3";
+// an id of under 8 digits keeps its number ("thread 42 (python3)").
+std::string ShortTrackName(std::string_view track);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_REPORT_DISPLAY_NAMES_H_

@@ -29,6 +29,21 @@ std::string E(std::string_view s) { return EscapeHtml(s); }
 
 // Escaped text whose `backtick spans` (code in a fix or a message) become
 // <code>; an unpaired backtick stays as it is.
+// A range of durations ("2.0 us-364.0 us") never breaks at its hyphen: the
+// hyphen between a unit or digit and a digit becomes a non-breaking one.
+std::string KeepRangesWhole(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    bool range = s[i] == '-' && i > 0 && i + 1 < s.size() &&
+                 std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
+                 (std::isdigit(static_cast<unsigned char>(s[i - 1])) ||
+                  (i >= 2 && s[i - 1] == 's' &&
+                   (s[i - 2] == 'u' || s[i - 2] == 'm' || s[i - 2] == 'n' || s[i - 2] == ' ')));
+    out += range ? std::string("\u2011") : std::string(1, s[i]);
+  }
+  return out;
+}
+
 std::string WithCode(std::string_view s) {
   std::string out;
   size_t i = 0;
@@ -86,7 +101,7 @@ void Header(std::string& out, const ReportInput& in) {
   auto row = [&](std::string_view key, const std::string& value_html) {
     out += fmt::format("<tr><td>{}</td><td>{}</td></tr>", key, value_html);
   };
-  row("Trace", "<code>" + E(in.input_path) + "</code>");
+  row("Trace", "<code>" + html::BreakablePath(E(in.input_path)) + "</code>");
   if (!in.span_note.empty()) row("Span", E(in.span_note));
   if (!in.config_note.empty()) row("Config in effect", E(in.config_note));
   if (!in.ranks.empty()) {
@@ -143,10 +158,10 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
                                        Pct(f.recoverable_share));
   out += fmt::format(
       "<details class=\"finding\" id=\"finding-{}\"{}><summary><span class=\"sev sev-{}\">{}</span>"
-      "<b>{}. {}</b> &mdash; {}, confidence {} <span class=\"note\">[{}]</span></summary>\n",
+      "<b>{}. {}</b> &mdash; {}, confidence {} <span class=\"note nw\">[{}]</span></summary>\n",
       index, index == 1 ? " open" : "", sev, sev, index, E(f.title), cost,
       ConfidenceName(f.confidence), id);
-  if (!f.message.empty()) out += "<p>" + WithCode(f.message) + "</p>\n";
+  if (!f.message.empty()) out += "<p>" + KeepRangesWhole(WithCode(f.message)) + "</p>\n";
   if (!f.evidence.empty()) {
     out += "<ul class=\"evidence\">";
     for (const Evidence& e : f.evidence) out += "<li>" + WithCode(e.text) + "</li>";

@@ -66,7 +66,13 @@ TEST(HtmlReport, HostileNamesAreText) {
   EXPECT_THAT(page, Not(HasSubstr("<b>now")));
   EXPECT_THAT(page, HasSubstr("&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;"
                               "&quot;k&#39;&amp;\nnext"));
-  EXPECT_THAT(page, HasSubstr("aten::&lt;/title&gt;&lt;img src=x onerror=alert(1)&gt;"));
+  // Table cells break long names only at <wbr> (docs/html-report.md): the
+  // escaped text is whole between them.
+  std::string plain = page;
+  for (size_t at = plain.find("<wbr>"); at != std::string::npos; at = plain.find("<wbr>", at)) {
+    plain.erase(at, 5);
+  }
+  EXPECT_THAT(plain, HasSubstr("aten::&lt;/title&gt;&lt;img src=x onerror=alert(1)&gt;"));
   EXPECT_THAT(page, HasSubstr("use &quot;x&quot; &amp; &#39;y&#39; &lt;b&gt;now&lt;/b&gt;"));
 }
 

@@ -64,7 +64,7 @@ std::string WhereText(const FindingLocation& l) {
                          l.last_step > l.first_step ? fmt::format("{}-{}", l.first_step, l.last_step)
                                                     : fmt::format("{}", l.first_step));
   }
-  if (!l.track.empty()) where += (where.empty() ? "" : ", ") + l.track;
+  if (!l.track.empty()) where += (where.empty() ? "" : ", ") + ShortTrackName(l.track);
   return where;
 }
 

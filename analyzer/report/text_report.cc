@@ -217,7 +217,7 @@ std::string WhereText(const ReportInput& in, const FindingLocation& l, const Sha
   if (shared.scope.empty()) {
     if (std::string scope = ScopeText(l); !scope.empty()) parts.push_back(scope);
   }
-  if (!l.track.empty()) parts.push_back(T(l.track));
+  if (!l.track.empty()) parts.push_back(T(ShortTrackName(l.track)));
   if (l.end_ns > l.start_ns) {
     // Times from the start of the rank's trace, as timeline viewers show them.
     TimeNs origin = 0;
