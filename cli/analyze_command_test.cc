@@ -286,6 +286,34 @@ TEST(AnalyzeCommand, SaysHowManyListedDevicesWereUsed) {
   EXPECT_THAT(Analyze(args).out, Not(HasSubstr("Used:")));
 }
 
+// A host thread whose id is a pthread handle goes by the name the trace
+// gives it (Kineto's "thread 140234567890123 (pt_autograd_0)" ->
+// "pt_autograd_0"), not by the handle.
+TEST(AnalyzeCommand, HugeThreadIdsShowTheThreadName) {
+  constexpr int64_t kTid = 140234567890123;
+  fs::path dir = FreshDir("thread_names");
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100()).OnThread(kTid);
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).DataLoaderNext(8 * kNsPerMs);
+    s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 2 * kNsPerMs).End();
+    s.Sync().EndStep();
+  }
+  absl::StatusOr<std::string> json = s.ToKinetoJson();
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_NE(json->find("thread 140234567890123 (pt_autograd_0)"), std::string::npos);
+  std::ofstream(dir / "rank0.pt.trace.json") << *json;
+  AnalyzeArgs args;
+  args.path = (dir / "rank0.pt.trace.json").string();
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("where: pt_autograd_0, time"));
+  EXPECT_THAT(r.out, Not(HasSubstr("thread 140234567890123")));
+  args.format = "markdown";
+  r = Analyze(args);
+  EXPECT_THAT(r.out, Not(HasSubstr("thread 140234567890123")));
+}
+
 TEST(AnalyzeCommand, AnnotateNeverWritesIntoTheTraceDirectory) {
   fs::path dir = FreshDir("annotate_inside");
   fs::copy_file(SourceDir() + "/testdata/rules/dataloader_starvation.json", dir / "rank0.json");

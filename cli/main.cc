@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
                "time you would win back",
                "tracelint"};
   app.require_subcommand(1);
-  const std::string version = "tracelint " + std::string(kToolVersion);
+  const std::string version =
+      "tracelint " + std::string(kToolVersion) +
+      (kBuildCommit.empty() ? "" : " (commit " + std::string(kBuildCommit.substr(0, 12)) + ")");
   app.set_version_flag("--version", version);
   bool help_man = false;
   app.add_flag("--help-man", help_man, "print the man page")->group("");  // hidden
@@ -57,6 +59,10 @@ int main(int argc, char** argv) {
   HelpCommands help = DeclareHelpCommands(app, table, h);
 
   std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::cerr << ShortHelp(app);
+    return kExitUsage;
+  }
   if (std::optional<std::string> unknown = CheckUnknownWords(app, words)) {
     std::cerr << "tracelint: " << *unknown << "\n";
     return kExitUsage;
@@ -68,9 +74,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 reports through exceptions; map them to the usage exit code.
-    int code = app.exit(e);
-    return e.get_exit_code() == 0 ? code : kExitUsage;
+    // CLI11 reports through exceptions; --help and --version exit 0, the
+    // rest is a usage error in tracelint's words.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "tracelint: " << UsageErrorText(e, app) << "\n";
+    return kExitUsage;
   }
   if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
   if (*batch) return RunBatch(b, std::cout, std::cerr);

@@ -113,7 +113,7 @@ RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions
       if (!touches) continue;
       if (f.location.first_step < 0) f.location.first_step = s.number;
       f.location.last_step = s.number;
-      affected.push_back(all.from_markers ? fmt::format("ProfilerStep#{}", s.number)
+      affected.push_back(all.from_markers ? StepLabel(all.framework, s.number)
                                           : std::string("the window"));
     }
     f.message = fmt::format(

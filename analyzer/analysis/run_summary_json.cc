@@ -189,6 +189,8 @@ void WriteRankSummary(JsonWriter& w, const RankSummary& r) {
   }
   w.EndObject();
   w.Key("unattributed_where").String(r.unattributed_where);
+  w.Key("dominant_family").String(r.dominant_family);
+  w.Key("xla_async_copy_ns").Int(r.xla_async_copy_ns);
   w.Key("integrity");
   WriteIntegrity(w, r.integrity);
   w.Key("steady_steps").BeginArray();
@@ -248,6 +250,8 @@ absl::StatusOr<RankSummary> RankSummaryFromJson(std::string_view json) {
       s.idle_ns[c] = r.Int(idle, IdleCauseName(static_cast<IdleCause>(c)));
     }
     s.unattributed_where = r.String(o, "unattributed_where");
+    s.dominant_family = r.String(o, "dominant_family");
+    s.xla_async_copy_ns = r.Int(o, "xla_async_copy_ns");
     object integrity = r.Object(o, "integrity");
     if (r.ok()) s.integrity = ReadIntegrity(r, integrity);
     if (r.ok()) {

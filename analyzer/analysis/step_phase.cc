@@ -374,7 +374,8 @@ StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase) {
       continue;
     }
     left_out.push_back(all_steps.from_markers
-                           ? fmt::format("ProfilerStep#{} ({})", all_steps.steps[i].number,
+                           ? fmt::format("{} ({})",
+                                         StepLabel(all_steps.framework, all_steps.steps[i].number),
                                          StepPhaseName(phase.phases[i]))
                            : fmt::format("the window ({})", StepPhaseName(phase.phases[i])));
   }

@@ -373,7 +373,70 @@ void NoteOverrunMarkers(const SliceColumns& c, StepSet& out) {
 
 }  // namespace
 
+namespace {
+
+bool NamesStepsByNumber(std::string_view framework) {
+  return framework == "TensorFlow" || framework == "JAX";
+}
+
+}  // namespace
+
+std::string StepLabel(std::string_view framework, int64_t number) {
+  return NamesStepsByNumber(framework) ? fmt::format("step {}", number)
+                                       : fmt::format("ProfilerStep#{}", number);
+}
+
+std::string StepRangeLabel(std::string_view framework, int64_t first, int64_t last) {
+  if (first == last) return StepLabel(framework, first);
+  return NamesStepsByNumber(framework) ? fmt::format("steps {}..{}", first, last)
+                                       : fmt::format("ProfilerStep#{}..#{}", first, last);
+}
+
+std::string_view StepMarkerHint(std::string_view framework) {
+  if (framework == "TensorFlow") {
+    return "mark each step with tf.profiler.experimental.Trace('train', step_num=step, _r=1)";
+  }
+  if (framework == "JAX") {
+    return "mark each step with jax.profiler.StepTraceAnnotation('train', step_num=step)";
+  }
+  if (framework == "PyTorch") {
+    return "call prof.step() once per iteration inside torch.profiler.profile";
+  }
+  return "mark each iteration with the framework's step annotation";
+}
+
+namespace {
+
+StepSet ComputeStepsOfMarkers(const Timeline& tl);
+
+}  // namespace
+
 StepSet ComputeSteps(const Timeline& tl) {
+  StepSet out = ComputeStepsOfMarkers(tl);
+  out.framework = tl.metadata().framework;
+  // The notes above speak of PyTorch's markers; a TensorFlow or JAX trace
+  // gets its own words (its steps are "step N") and the no-marker note says
+  // how that framework marks steps.
+  const bool by_number = NamesStepsByNumber(out.framework);
+  for (std::string& note : out.notes) {
+    if (note.starts_with("no ProfilerStep#N markers")) {
+      note = fmt::format("no {} markers ({}): one window from the first to the last event of "
+                         "the rank; per-step numbers are per window",
+                         by_number ? "step" : "ProfilerStep#N", StepMarkerHint(out.framework));
+      continue;
+    }
+    if (!by_number) continue;
+    for (size_t at = note.find("ProfilerStep#"); at != std::string::npos;
+         at = note.find("ProfilerStep#", at)) {
+      note.replace(at, std::string_view("ProfilerStep#").size(), "step ");
+    }
+  }
+  return out;
+}
+
+namespace {
+
+StepSet ComputeStepsOfMarkers(const Timeline& tl) {
   std::vector<HostMarker> markers = CollectMarkers(tl);
   if (markers.empty()) return SingleWindow(tl);
 
@@ -455,5 +518,7 @@ StepSet ComputeSteps(const Timeline& tl) {
   NoteOverrunMarkers(c, out);
   return out;
 }
+
+}  // namespace
 
 }  // namespace tracelint

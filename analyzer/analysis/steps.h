@@ -21,6 +21,8 @@ struct Step {
 
 struct StepSet {
   std::vector<Step> steps;        // the analysed (complete) steps, in time order
+  // RunMetadata::framework: the words steps are named in (StepLabel).
+  std::string framework;
   bool from_markers = false;      // false: one window over the whole trace
   int dropped_incomplete = 0;     // trailing steps whose device work is missing
   std::vector<std::string> notes; // why steps look the way they do
@@ -40,6 +42,15 @@ struct StepSet {
     return t;
   }
 };
+
+// A step as its framework calls it: PyTorch's marker "ProfilerStep#5";
+// "step 5" on TensorFlow and JAX, whose step ids (StepTraceAnnotation,
+// TraceMe step_num) the XSpace reader turns into step markers.
+std::string StepLabel(std::string_view framework, int64_t number);
+// "ProfilerStep#1..#6" / "steps 1..6".
+std::string StepRangeLabel(std::string_view framework, int64_t first, int64_t last);
+// How the framework marks its steps, for the note of a trace without them.
+std::string_view StepMarkerHint(std::string_view framework);
 
 // timeline_to_steps: the TensorBoard plugin's step rule (docs/design/domain.md, "Steps").
 StepSet ComputeSteps(const Timeline& tl);

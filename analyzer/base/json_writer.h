@@ -16,6 +16,8 @@ namespace tracelint {
 // shortest round-trip form, non-finite doubles as null.
 class JsonWriter {
  public:
+  // `compact`: one line, no indentation (a value embedded in a JSONL record).
+  explicit JsonWriter(bool compact = false) : compact_(compact) {}
   void BeginObject();
   void EndObject();
   void BeginArray();
@@ -32,6 +34,8 @@ class JsonWriter {
     value.has_value() ? Double(*value) : Null();
   }
   void StringArray(const std::vector<std::string>& values);
+  // A value already written as JSON (by another JsonWriter), inserted as is.
+  void Raw(std::string_view json);
 
   // The document, ending in a newline.
   std::string Finish();
@@ -40,6 +44,7 @@ class JsonWriter {
   void BeforeValue();
   void Newline();
 
+  bool compact_ = false;
   std::string out_;
   // One entry per open container: number of values written so far.
   std::vector<int> counts_;

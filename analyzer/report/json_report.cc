@@ -418,6 +418,14 @@ void WriteProvenance(JsonWriter& w, const Provenance& p) {
 
 }  // namespace
 
+std::string FindingJson(const Finding& f) {
+  JsonWriter w(/*compact=*/true);
+  WriteFinding(w, f);
+  std::string out = w.Finish();
+  out.pop_back();  // Finish's newline
+  return out;
+}
+
 std::string RenderJsonReport(const ReportInput& input) {
   JsonWriter w;
   w.BeginObject();

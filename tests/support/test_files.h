@@ -117,6 +117,13 @@ inline uint64_t WriteGzipBomb(const std::string& path, int members, size_t pad_b
   return head.size() + uint64_t{block.size()} * static_cast<uint64_t>(members);
 }
 
+// Columns a line takes on a terminal: one per UTF-8 code point.
+inline size_t DisplayWidth(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace tracelint::testing
 
 #endif  // TRACELINT_TESTS_SUPPORT_TEST_FILES_H_
