@@ -41,6 +41,8 @@ constexpr Classified kClassified[] = {
     {"analyze", "--list", OptionUse::kLeftOut},
     {"analyze", "--source-root", OptionUse::kLeftOut},
     {"analyze", "--docs-url", OptionUse::kLeftOut},
+    {"analyze", "--docs-ref", OptionUse::kLeftOut},
+    {"analyze", "--sarif-anchor", OptionUse::kLeftOut},
     {"batch", "--shard", OptionUse::kLeftOut},
     {"batch", "--shards", OptionUse::kLeftOut},
     {"batch", "--merge", OptionUse::kLeftOut},
