@@ -21,6 +21,7 @@
 #include "bench/child_process.h"
 #include "bench/gzip_bench.h"
 #include "bench/multi_run.h"
+#include "bench/real_traces.h"
 #include "fmt/format.h"
 #include "tools/gen_kineto/byte_sink.h"
 #include "tools/gen_kineto/kineto_generator.h"
@@ -31,6 +32,12 @@
 
 #ifndef TRACELINT_BENCH_DEFAULT_TRACELINT
 #define TRACELINT_BENCH_DEFAULT_TRACELINT ""
+#endif
+#ifndef TRACELINT_BENCH_DEFAULT_BARE_WALK
+#define TRACELINT_BENCH_DEFAULT_BARE_WALK ""
+#endif
+#ifndef TRACELINT_BENCH_SOURCE_DIR
+#define TRACELINT_BENCH_SOURCE_DIR "."
 #endif
 
 namespace tracelint::bench {
@@ -58,12 +65,14 @@ struct SizeRow {
   Measured tracelint_gz;
   std::vector<DecompressRun> gzip;
   int64_t gz_bytes = 0;
+  double pair_ratio = 0;  // median of tracelint / walk per pair
 };
 
 struct Config {
   std::vector<std::string> sizes;
   std::string dir;
   std::string tracelint;
+  std::string bare_walk;
   int repeat = 3;
   uint64_t seed = 1;
   bool gzip = true;
@@ -240,17 +249,16 @@ std::string Seconds(const Measured& m) {
 }
 
 void PrintReport(const std::vector<SizeRow>& rows, const std::string& kernel) {
-  std::printf("\nbare walk kernel: %s; times are best of the repetitions (median in "
-              "parentheses), each run a separate process; RSS is ru_maxrss.\n\n",
+  std::printf("\nSynthetic traces (tools/gen_kineto). bare walk kernel: %s; times are best of "
+              "the repetitions (median in parentheses), each run a separate process; ratio = "
+              "median of tracelint/walk over the paired runs; RSS is ru_maxrss.\n\n",
               kernel.c_str());
   std::printf("| size | file MB | events | bare walk s | tracelint s | ratio | walk RSS/file "
               "| tracelint RSS/file | tracelint Mevents/s |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const SizeRow& r : rows) {
     double mb = r.file_bytes / 1e6;
-    std::string ratio = r.walk.ok && r.tracelint.ok
-                            ? fmt::format("{:.2f}", r.tracelint.best_s / r.walk.best_s)
-                            : "n/a";
+    std::string ratio = r.walk.ok && r.tracelint.ok ? fmt::format("{:.2f}", r.pair_ratio) : "n/a";
     std::string tl_rss = r.tracelint.ok
                              ? fmt::format("{:.2f}", double(r.tracelint.max_rss_bytes) /
                                                          r.file_bytes)
@@ -313,6 +321,10 @@ int Run(int argc, char** argv) {
   std::string gzip_max = "1G";
   cfg.dir = "/tmp/tracelint-bench";
   cfg.tracelint = TRACELINT_BENCH_DEFAULT_TRACELINT;
+  cfg.bare_walk = TRACELINT_BENCH_DEFAULT_BARE_WALK;
+  std::string real_sizes;
+  std::string corpus = std::string(TRACELINT_BENCH_SOURCE_DIR) + "/../shared/corpus";
+  int batch_runs = 0;
   bool no_gzip = false;
   int ranks = 0;
   std::string ranks_size = "1G";
@@ -321,6 +333,17 @@ int Run(int argc, char** argv) {
   app.add_option("--dir", cfg.dir, "where traces are generated and reused")
       ->capture_default_str();
   app.add_option("--tracelint", cfg.tracelint, "tracelint binary")->capture_default_str();
+  app.add_option("--bare-walk", cfg.bare_walk, "bare_walk binary (the reference)")
+      ->capture_default_str();
+  app.add_option("--real-sizes", real_sizes,
+                 "also scale the four real corpus traces (real_traces.h) to these sizes and "
+                 "time them against the walk, e.g. 100M,1G,5G (empty = skip)")
+      ->capture_default_str();
+  app.add_option("--corpus", corpus, "the shared corpus directory")->capture_default_str();
+  app.add_option("--batch-runs", batch_runs,
+                 "also time `tracelint batch` over this many copies of small corpus traces "
+                 "(0 = skip)")
+      ->check(CLI::Range(0, 100000));
   app.add_option("--repeat", cfg.repeat, "runs per measurement")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
@@ -351,6 +374,12 @@ int Run(int argc, char** argv) {
   std::printf("cpus: %ld, simdjson active kernel: %s, driver RSS: %.1f MB, tracelint: %s\n",
               sysconf(_SC_NPROCESSORS_ONLN), ActiveSimdjsonKernel().c_str(),
               CurrentRssBytes() / 1e6, cfg.tracelint.empty() ? "(none)" : cfg.tracelint.c_str());
+  if (cfg.bare_walk.empty() || !fs::exists(cfg.bare_walk) || cfg.tracelint.empty() ||
+      !fs::exists(cfg.tracelint)) {
+    std::fprintf(stderr, "tracelint_bench: needs the tracelint and bare_walk binaries "
+                         "(--tracelint, --bare-walk)\n");
+    return 2;
+  }
   std::vector<SizeRow> rows;
   std::string kernel = "?";
   std::stringstream size_list(sizes);
@@ -369,46 +398,63 @@ int Run(int argc, char** argv) {
     SizeRow row;
     row.size_text = size_text;
     row.file_bytes = static_cast<int64_t>(fs::file_size(*path));
-    // Interleaved so that machine noise hits both sides alike.
-    std::vector<double> walk_times, tl_times, parse_times;
+    // The walk's counts and kernel, once (untimed).
+    MeasureWalk(*path, 1, &row.events, &kernel);
+    // Interleaved so that machine noise hits both sides alike: the walk as a
+    // process of its own (bare_walk), then tracelint, then the in-process
+    // parse.
+    std::vector<double> walk_times, tl_times, parse_times, ratios;
     for (int i = 0; i < cfg.repeat; ++i) {
-      Measured w = MeasureWalk(*path, 1, &row.events, &kernel);
-      Measured t = MeasureTracelint(cfg, *path, 1);
+      PairResult pair = RunPaired({cfg.bare_walk, *path}, {cfg.tracelint, "analyze", *path}, 1,
+                                  cfg.dir + "/synthetic.stderr");
       Measured p = MeasureParse(cfg, *path, &row.slices, &row.timeline_bytes);
-      if (w.ok) walk_times.push_back(w.best_s);
-      if (t.ok) tl_times.push_back(t.best_s);
+      if (pair.ok) {
+        walk_times.push_back(pair.a_median_s);
+        tl_times.push_back(pair.b_median_s);
+        ratios.push_back(pair.ratio_median);
+        row.walk.max_rss_bytes = std::max(row.walk.max_rss_bytes, pair.a_max_rss_bytes);
+        row.tracelint.max_rss_bytes = std::max(row.tracelint.max_rss_bytes, pair.b_max_rss_bytes);
+      } else {
+        row.walk.note = row.tracelint.note = pair.note;
+      }
       if (p.ok) parse_times.push_back(p.best_s);
       row.parse.max_rss_bytes = std::max(row.parse.max_rss_bytes, p.max_rss_bytes);
       if (!p.ok) row.parse.note = p.note;
-      row.walk.max_rss_bytes = std::max(row.walk.max_rss_bytes, w.max_rss_bytes);
-      row.tracelint.max_rss_bytes = std::max(row.tracelint.max_rss_bytes, t.max_rss_bytes);
-      if (!w.ok) row.walk.note = w.note;
-      if (!t.ok) row.tracelint.note = t.note;
       std::printf("%s run %d: bare walk %s s, tracelint %s s, parse %s s\n", size_text.c_str(),
-                  i + 1, w.ok ? fmt::format("{:.3f}", w.best_s).c_str() : "failed",
-                  t.ok ? fmt::format("{:.3f}", t.best_s).c_str() : "n/a",
+                  i + 1, pair.ok ? fmt::format("{:.3f}", pair.a_median_s).c_str() : "failed",
+                  pair.ok ? fmt::format("{:.3f}", pair.b_median_s).c_str() : "n/a",
                   p.ok ? fmt::format("{:.3f}", p.best_s).c_str() : "n/a");
     }
     if (walk_times.size() == static_cast<size_t>(cfg.repeat)) Summarize(walk_times, row.walk);
     if (tl_times.size() == static_cast<size_t>(cfg.repeat)) Summarize(tl_times, row.tracelint);
     if (parse_times.size() == static_cast<size_t>(cfg.repeat)) Summarize(parse_times, row.parse);
+    if (!ratios.empty()) {
+      std::sort(ratios.begin(), ratios.end());
+      row.pair_ratio = ratios[ratios.size() / 2];
+    }
     if (cfg.gzip && *bytes <= cfg.gzip_max_bytes) MeasureGzip(cfg, *path, row);
     rows.push_back(row);
   }
-  PrintReport(rows, kernel);
-  if (ranks > 0) {
-    absl::StatusOr<int64_t> bytes = gen::ParseByteSize(ranks_size);
-    absl::StatusOr<std::string> path = bytes.ok() ? EnsureTrace(cfg, ranks_size, *bytes)
-                                                  : absl::StatusOr<std::string>(bytes.status());
-    if (!path.ok()) {
-      std::fprintf(stderr, "tracelint_bench: %s\n", path.status().ToString().c_str());
+  if (!rows.empty()) PrintReport(rows, kernel);
+  PairConfig pair_cfg{cfg.tracelint, cfg.bare_walk, cfg.dir, corpus, cfg.repeat};
+  if (!real_sizes.empty()) {
+    if (!fs::exists(fs::path(corpus) / "MANIFEST.tsv")) {
+      std::fprintf(stderr, "tracelint_bench: no corpus at %s (--corpus)\n", corpus.c_str());
       return 3;
     }
-    if (cfg.tracelint.empty()) {
-      std::fprintf(stderr, "tracelint_bench: --ranks needs the tracelint binary\n");
+    std::vector<std::string> list;
+    std::stringstream real_list(real_sizes);
+    for (std::string s; std::getline(real_list, s, ',');) list.push_back(s);
+    PrintRealTable(MeasureRealTraces(pair_cfg, list, cfg.gzip ? cfg.gzip_max_bytes : 0));
+  }
+  if (batch_runs > 0 && !MeasureBatchOfSmallRuns(pair_cfg, batch_runs)) return 4;
+  if (ranks > 0) {
+    absl::StatusOr<int64_t> bytes = gen::ParseByteSize(ranks_size);
+    if (!bytes.ok()) {
+      std::fprintf(stderr, "tracelint_bench: %s\n", bytes.status().ToString().c_str());
       return 2;
     }
-    if (!MeasureMultiRun(cfg.tracelint, *path, ranks, cfg.repeat, cfg.dir)) return 4;
+    if (!MeasureMultiRun(cfg.tracelint, *bytes, cfg.seed, ranks, cfg.repeat, cfg.dir)) return 4;
   }
   return 0;
 }

@@ -56,6 +56,8 @@ absl::StatusOr<ChildRun> Reap(pid_t pid, int result_fd,
                    std::chrono::steady_clock::now() - start)
                    .count();
   run.max_rss_bytes = int64_t{usage.ru_maxrss} * 1024;  // Linux: KiB
+  run.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+              static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
   return run;

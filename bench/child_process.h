@@ -18,6 +18,7 @@ namespace tracelint::bench {
 struct ChildRun {
   double wall_s = 0;          // fork to reap, measured by the parent
   int64_t max_rss_bytes = 0;
+  double cpu_s = 0;           // user + system time of the child (wait4)
   int exit_code = -1;         // -1 when killed by a signal
   int signal = 0;
   std::string payload;        // what the child wrote to its result pipe

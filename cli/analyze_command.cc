@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include "analyzer/analysis/run_diff.h"
@@ -151,6 +152,10 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     err << "tracelint: " << EscapeTerminal(std::string(rules.status().message())) << "\n";
     return kExitUsage;
   }
+  // A config from a parent directory that changes what is checked is never
+  // silent (stderr here, the report's top below).
+  const std::string config_note = args.list ? "" : DiscoveredConfigNote(registry, args.engine, *rules);
+  if (!config_note.empty()) err << "tracelint: note: config " << EscapeTerminal(config_note) << "\n";
   PipelineOptions pipeline;
   pipeline.discovery.span = args.span;
   pipeline.discovery.run = args.run;
@@ -190,6 +195,17 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
 
   ReportInput input;
   input.input_path = input_label;
+  input.config_note = config_note;
+  // docs/design/contract.md, "Newest span": the choice is said in the header
+  // and on stderr.
+  if (!analyzed->discovery.span_choice.empty()) {
+    err << "tracelint: note: " << EscapeTerminal(analyzed->discovery.span_choice) << "\n";
+    const bool sessions = analyzed->discovery.spans.size() < 2;  // plugins/profile/<session>/
+    input.span_note = fmt::format(
+        "{}, the newest of {} profiling {}; {} to choose another", analyzed->discovery.chosen_span,
+        sessions ? analyzed->discovery.runs.size() : analyzed->discovery.spans.size(),
+        sessions ? "sessions" : "spans", sessions ? "--run" : "--span");
+  }
   for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
   input.contexts = analyzed->ContextPointers();
   input.findings = std::move(analyzed->engine.findings);
@@ -197,6 +213,14 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   input.warnings = analyzed->run.warnings;
   for (const std::string& note : analyzed->discovery.notes) input.warnings.push_back(note);
   for (const std::string& note : args.notes) input.warnings.push_back(note);
+  if (args.price_per_hour > 0 && args.batch_size <= 0) {
+    // Said, not silently dropped: the price alone divides nothing.
+    std::string why =
+        "--price-per-hour needs --batch-size (samples per step per rank): without it neither "
+        "samples/s nor samples per dollar can be computed, so neither is shown";
+    err << "tracelint: note: " << why << "\n";
+    input.warnings.push_back(why);
+  }
   input.options.top_n = args.top_n;
   input.options.batch_size = args.batch_size;
   input.options.price_per_hour = args.price_per_hour;
@@ -213,6 +237,8 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   text.all_steps = args.steps == "all";
   input.sarif.source_root = args.source_root;
   input.sarif.docs_url = args.docs_url;
+  input.sarif.docs_ref = args.docs_ref;
+  input.sarif.anchor = args.sarif_anchor;
   FillProvenance(args, registry, *rules, *analyzed, input);
 
   std::vector<std::string> warnings;
@@ -226,6 +252,19 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     err << "tracelint: " << verdict.line << "\n";
     exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
   }
+  // docs/design/contract.md, "Exit codes, added": when every selected rule
+  // could not judge and nothing was found, "no findings" would be a false
+  // green.
+  if (verdict.judgeable && input.findings.empty() && !rules->selected.empty()) {
+    std::set<std::string> not_judged;
+    for (const RuleOutcome& o : input.not_judged) not_judged.insert(o.rule_id);
+    if (not_judged.size() == rules->selected.size()) {
+      err << "tracelint: nothing could be judged: every selected rule (" 
+          << fmt::format("{}", fmt::join(rules->selected, ", "))
+          << ") could not judge this run, and nothing was found\n";
+      exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
+    }
+  }
   GateResult gated = EvaluateGate(*gate, input.findings);
   for (const std::string& reason : gated.reasons) err << "tracelint: gate: " << reason << "\n";
   if (gated.tripped) exit_code = CombineExitCodes(exit_code, kExitFindingsGate);
@@ -238,6 +277,8 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     exit_code = CombineExitCodes(exit_code, baseline_code);
     baseline_section.headline = StepTimeVerdict(*baseline_diff);
     baseline_section.html = RenderDiffHtmlSection(*baseline_diff);
+    baseline_section.text = RenderDiffText(*baseline_diff, input.options.text.width_columns);
+    baseline_section.markdown = RenderDiffMarkdown(*baseline_diff);
     baseline_section.write_json = [&baseline_diff](JsonWriter& w) { WriteDiffJson(w, *baseline_diff); };
     input.baseline = &baseline_section;
   }
@@ -255,12 +296,6 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // JSON carries it as "baseline_diff" and HTML as a section of its page;
   // SARIF, a list of results, has no place for it.
   std::string report = Render(args.format, input);
-  if (baseline_diff.has_value() && args.format == "text") {
-    report += "\n== Against the baseline ==\n" +
-              RenderDiffText(*baseline_diff, input.options.text.width_columns);
-  } else if (baseline_diff.has_value() && args.format == "markdown") {
-    report += "\n" + RenderDiffMarkdown(*baseline_diff);
-  }
   if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
     err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
     return CombineExitCodes(exit_code, kExitWriteFailed);
@@ -273,11 +308,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
 namespace tracelint {
 
 void DeclareReportFlags(CommandFlags& f, AnalyzeArgs& a, bool step_rows_option) {
-  std::string formats;
-  for (const OutputFormat& format : ReportFormats()) {
-    formats += fmt::format("{}{} ({})", formats.empty() ? "" : ", ", format.name, format.help);
-  }
-  f.Value("--format", a.format, "output format: " + formats, Choices(ReportFormatNames(), true));
+  f.Value("--format", a.format, FormatOptionHelp(ReportFormats()), Choices(ReportFormatNames(), true));
   f.Value("-o,--output", a.output, "write the report to this file ('-': stdout)", OutputOnly());
   OptionTraits color = Choices({"auto", "always", "never"}, true);
   f.Value("--color", a.color, "colour severities: auto (on a terminal), always, never", color);
@@ -301,7 +332,12 @@ void DeclareReportFlags(CommandFlags& f, AnalyzeArgs& a, bool step_rows_option) 
   f.Value("--source-root", a.source_root,
           "SARIF: checkout that Python frames are mapped into (default: cwd)");
   f.Value("--docs-url", a.docs_url,
-          "SARIF: base URL of the rule docs (helpUri = URL/rules/docs/<id>.md)");
+          "SARIF: repository URL of the rule docs (helpUri = URL/blob/REF/rules/docs/<id>.md)");
+  f.Value("--docs-ref", a.docs_ref,
+          "SARIF: REF of helpUri (default: the commit tracelint was built from, else main)");
+  f.Value("--sarif-anchor", a.sarif_anchor,
+          "SARIF: repository-relative file a finding without a mapped Python frame points at "
+          "(default: README.md)");
   f.Value("--annotate", a.annotate,
           "also write the trace with the findings drawn on it (Chrome/Perfetto JSON)",
           OutputOnly());

@@ -48,6 +48,8 @@ struct AnalyzeArgs {
   // checkout (default: the current directory); helpUri base.
   std::string source_root;
   std::string docs_url;
+  std::string docs_ref;      // helpUri's <ref>; empty: the build's commit, else main
+  std::string sarif_anchor;  // location without a mapped frame; empty: README.md
   // Shown with the report's warnings (capture: how the program ended).
   std::vector<std::string> notes;
 };

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/report_fixture.h"
 #include "tests/support/test_files.h"
 #include "fmt/format.h"
@@ -19,23 +20,13 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Analyze;
 using testing::FreshDir;
 using testing::ReadFile;
 using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Analyze(AnalyzeArgs args) {
-  std::ostringstream out, err;
-  int code = RunAnalyze(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 TEST(AnalyzeCommand, ExampleRunRanksTheDataLoaderFirst) {
   AnalyzeArgs args;
@@ -293,6 +284,34 @@ TEST(AnalyzeCommand, SaysHowManyListedDevicesWereUsed) {
       << report_fixture::LoaderBound(3, 0, "k", "aten::mm").ToKinetoJson().value();
   args.path = (dir / "one.pt.trace.json").string();
   EXPECT_THAT(Analyze(args).out, Not(HasSubstr("Used:")));
+}
+
+// A host thread whose id is a pthread handle goes by the name the trace
+// gives it (Kineto's "thread 140234567890123 (pt_autograd_0)" ->
+// "pt_autograd_0"), not by the handle.
+TEST(AnalyzeCommand, HugeThreadIdsShowTheThreadName) {
+  constexpr int64_t kTid = 140234567890123;
+  fs::path dir = FreshDir("thread_names");
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100()).OnThread(kTid);
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k).DataLoaderNext(8 * kNsPerMs);
+    s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 2 * kNsPerMs).End();
+    s.Sync().EndStep();
+  }
+  absl::StatusOr<std::string> json = s.ToKinetoJson();
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_NE(json->find("thread 140234567890123 (pt_autograd_0)"), std::string::npos);
+  std::ofstream(dir / "rank0.pt.trace.json") << *json;
+  AnalyzeArgs args;
+  args.path = (dir / "rank0.pt.trace.json").string();
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("where: pt_autograd_0, time"));
+  EXPECT_THAT(r.out, Not(HasSubstr("thread 140234567890123")));
+  args.format = "markdown";
+  r = Analyze(args);
+  EXPECT_THAT(r.out, Not(HasSubstr("thread 140234567890123")));
 }
 
 TEST(AnalyzeCommand, AnnotateNeverWritesIntoTheTraceDirectory) {

@@ -70,6 +70,10 @@ BatchRow RowOf(const std::string& label, AnalyzedRun& analyzed,
     row.status = BatchStatus::kNotJudgeable;
   }
   warnings.insert(warnings.end(), run_warnings.begin(), run_warnings.end());
+  // What the run's discovery passed over (files that are not traces, a
+  // TensorBoard run with no trace) or chose (the newest span) is said too.
+  for (const std::string& note : analyzed.discovery.notes) warnings.push_back(note);
+  if (!analyzed.discovery.span_choice.empty()) warnings.push_back(analyzed.discovery.span_choice);
   return row;
 }
 
@@ -99,8 +103,13 @@ void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
       if (g == 0)
         rec.warnings.push_back(fmt::format("{} holds {} runs; one row each", slot.path, runs));
       const RunFileFacts& first = analyzed->file_facts[analyzed->grouping.runs[g].files[0]];
-      std::string label = fmt::format("{} (run {}: {})", slot.path, g + 1,
-                                      std::filesystem::path(first.path).filename().string());
+      // A TensorBoard run is named by its folder; other runs found together
+      // by their first file.
+      std::string label =
+          !first.run_folder.empty()
+              ? (std::filesystem::path(first.path).parent_path()).string()
+              : fmt::format("{} (run {}: {})", slot.path, g + 1,
+                            std::filesystem::path(first.path).filename().string());
       absl::StatusOr<AnalyzedRun> one =
           AnalyzeDiscovered(analyzed->RunDiscovery(g), registry, rules, pipeline);
       rec.row = one.ok() ? RowOf(label, *one, rec.warnings) : ErrorRow(label, one.status());
@@ -191,6 +200,9 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   RegisterAllRules(registry);
   absl::StatusOr<PreparedRules> rules = PrepareCommandRules(registry, args.engine);
   if (!rules.ok()) return Usage(err, rules.status().message());
+  if (std::string note = DiscoveredConfigNote(registry, args.engine, *rules); !note.empty()) {
+    err << "tracelint: note: config " << EscapeTerminal(note) << "\n";
+  }
 
   std::vector<RunSlot> slots;
   std::map<std::filesystem::path, std::string> seen;
@@ -230,6 +242,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   info.shard = shard->index;
   info.shards = shard->count;
   info.config_hash = ConfigHash(args, *rules);
+  info.rule_options_json = BatchRuleOptionsJson(args, *rules);
   std::vector<std::string> paths;
   std::vector<int64_t> sizes;
   for (const RunSlot& slot : slots) {
@@ -300,8 +313,10 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
     for (BatchRecord& rec : slots[i].records) records.push_back(std::move(rec));
     slots[i].records.clear();
   }
-  if (args.format != "jsonl")
-    return FinishBatch(std::move(records), *view, args, kExitOk, out, err);
+  if (args.format != "jsonl") {
+    return FinishBatch(std::move(records), *view, args, kExitOk, out, err,
+                       BatchOptionsJson(args, BatchRuleOptionsJson(args, *rules)));
+  }
 
   // jsonl: the partition, one record per run, the end mark; written whole
   // or not at all (WriteReport), so a shard that died leaves no file.
@@ -345,13 +360,14 @@ CLI::App* DeclareBatchCommand(CLI::App& app, OptionTable& table, BatchArgs& b) {
                "run files or directories, or archives of runs (with --merge: the shard "
                "outputs)",
                /*required=*/true);
-  std::string formats;
-  for (const BatchFormat& format : BatchFormats()) {
-    formats += fmt::format("{}{} ({})", formats.empty() ? "" : ", ", format.name, format.help);
-  }
-  f.Value("--format", b.format, "output format: " + formats, Choices(BatchFormatNames(), true));
+  f.Value("--format", b.format, FormatOptionHelp(BatchFormats()), Choices(BatchFormatNames(), true));
   f.Value("-o,--output", b.output, "write the table to this file, atomically ('-': stdout)",
           OutputOnly());
+  OptionTraits width = Checked(AtLeast(0));
+  width.output_only = true;
+  width.default_text = "";
+  f.Value("--width", b.width,
+          "text: columns per line (default: the terminal's, else COLUMNS; 0: no limit)", width);
   f.Value("-j,--jobs", b.jobs, "runs analysed at once (0 = as many as cores)",
           Checked(AtLeast(0)));
   f.Value("--threads", b.threads, "cores for the whole batch (0 = all)", Checked(AtLeast(0)));

@@ -18,6 +18,7 @@ struct BatchArgs {
   // shard outputs (--format jsonl) to combine.
   std::vector<std::string> paths;
   std::string format = "text";  // text | markdown | csv | json | jsonl
+  int width = -1;  // text: columns; 0: no limit; -1: the terminal's, else COLUMNS
   std::string output;           // empty: stdout
   int jobs = 0;                 // runs analysed at once; 0 = cores
   int threads = 0;              // cores for the whole batch; 0 = the machine's

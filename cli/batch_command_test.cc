@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/schema_check.h"
 #include "tests/support/test_files.h"
 #include "gmock/gmock.h"
@@ -17,23 +18,13 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Batch;
 using testing::FreshDir;
 using testing::ReadFile;
 using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Batch(const BatchArgs& args) {
-  std::ostringstream out, err;
-  int code = RunBatch(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // archive/a: the DataLoader case study; archive/b/nested: two ranks;
 // archive/c: a profiler-named file that is not a trace; archive/summary.json:
@@ -69,10 +60,11 @@ TEST(BatchCommand, OneRowPerRunInOrderAndAnUnreadableRunIsExit3) {
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;
   EXPECT_THAT(lines[0], StartsWith("run"));
-  EXPECT_THAT(lines[1], HasSubstr("archive/a "));
+  // Runs are named relative to the folder searched.
+  EXPECT_THAT(lines[1], StartsWith("a "));
   EXPECT_THAT(lines[1], HasSubstr("gpu-idle-gaps/data_loader"));
-  EXPECT_THAT(lines[2], HasSubstr("archive/b/nested"));
-  EXPECT_THAT(lines[3], HasSubstr("archive/c"));
+  EXPECT_THAT(lines[2], StartsWith("b/nested "));
+  EXPECT_THAT(lines[3], StartsWith("c "));
   EXPECT_THAT(lines[3], HasSubstr("error"));
   EXPECT_THAT(lines[4], HasSubstr("3 runs: 2 analysed, 0 damaged, 1 could not be read"));
   // The run that failed is named on stderr, once.
@@ -108,9 +100,9 @@ TEST(BatchCommand, SortByRecoverableSharePutsTheWorstRunFirst) {
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;
   // a (DataLoader, 55% of the step) before b/nested (19%); c unread, last.
-  EXPECT_THAT(lines[1], HasSubstr("archive/a "));
-  EXPECT_THAT(lines[2], HasSubstr("archive/b/nested"));
-  EXPECT_THAT(lines[3], HasSubstr("archive/c"));
+  EXPECT_THAT(lines[1], StartsWith("a "));
+  EXPECT_THAT(lines[2], StartsWith("b/nested "));
+  EXPECT_THAT(lines[3], StartsWith("c "));
   args.paths = {(root / "archive" / "b").string(), (root / "archive" / "a").string()};
   r = Batch(args);
   lines = Lines(r.out);
@@ -254,6 +246,84 @@ TEST(BatchCommand, JsonValidatesAgainstTheBatchSchema) {
   testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", args.output, why);
   if (check == testing::SchemaCheck::kSkipped) GTEST_SKIP() << why;
   EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+}
+
+// The JSON table records what wrote it and with which options, and every
+// finding of every run with the fields `analyze --format json` gives them.
+TEST(BatchCommand, JsonCarriesTheVersionOptionsAndEveryFinding) {
+  fs::path root = MakeArchive("all_findings");
+  BatchArgs args;
+  args.paths = {(root / "archive").string()};
+  args.format = "json";
+  args.engine.rules_glob = "-*,gpu-*,host-*";
+  args.engine.rules_given = true;
+  Result r = Batch(args);
+  ASSERT_EQ(r.code, kExitUnreadable) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\"tool_version\": \"[0-9]+\\.[0-9]+"));
+  EXPECT_THAT(r.out, HasSubstr("\"options\": {\"rules\": \"-*,gpu-*,host-*\""));
+  EXPECT_THAT(r.out, HasSubstr("\"selected_rules\": [\"gpu-idle-gaps\",\"host-side-ops\"]"));
+  // b/nested has findings on two ranks; each is there whole.
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "\"all_findings\": \\[\\s*\\{\"rule_id\": ?\"gpu-idle-gaps\""));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\"rule_id\": ?\"host-side-ops\""));
+  for (const char* field : {"\"recoverable_ns_steps\":", "\"evidence\":", "\"location\":",
+                            "\"fix\":", "\"confidence\":", "\"fingerprint\":"}) {
+    EXPECT_THAT(r.out, HasSubstr(field)) << field;
+  }
+  fs::path file = root / "table.json";
+  std::ofstream(file) << r.out;
+  std::string why;
+  testing::SchemaCheck check = testing::ValidateJsonFile("batch.schema.json", file.string(), why);
+  if (check == testing::SchemaCheck::kSkipped) GTEST_SKIP() << why;
+  EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
+  // JSONL records carry the same findings, and a merge gives them back.
+  args.format = "jsonl";
+  Result jsonl = Batch(args);
+  EXPECT_THAT(jsonl.out, HasSubstr("\"recoverable_ns_steps\":"));
+  fs::path shard = root / "shard.jsonl";
+  std::ofstream(shard) << jsonl.out;
+  BatchArgs merge;
+  merge.merge = true;
+  merge.paths = {shard.string()};
+  merge.format = "json";
+  Result merged = Batch(merge);
+  EXPECT_THAT(merged.out, ::testing::ContainsRegex(
+                              "\"all_findings\": \\[\\s*\\{\"rule_id\": ?\"gpu-idle-gaps\""));
+}
+
+// Text fits the width: --width N, else COLUMNS when piped; long run names
+// are elided in the middle, numbers never cut, and runs are named relative
+// to the folder searched. Markdown never shows this machine's paths.
+TEST(BatchCommand, TextFitsTheWidthAndMarkdownHasNoMachinePath) {
+  fs::path root = FreshDir("width");
+  fs::path deep = root / "experiments" / "2024-05-01_resnet50_bs256_amp_channels_last" /
+                  "node-a100-07.cluster.example.com";
+  fs::create_directories(deep);
+  fs::copy_file(SourceDir() + "/testdata/rules/dataloader_starvation.json", deep / "rank0.json");
+  BatchArgs args;
+  args.paths = {(root / "experiments").string()};
+  args.width = 100;
+  Result r = Batch(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  for (const std::string& line : Lines(r.out)) {
+    if (line.empty() || line.starts_with("1 run")) continue;
+    EXPECT_LE(testing::DisplayWidth(line), 100u) << line;
+  }
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr(root.string())));
+  EXPECT_THAT(r.out, HasSubstr("\u2026"));  // the elided name
+  // Piped: COLUMNS when set; --width 0 or no COLUMNS: every column whole.
+  args.width = -1;
+  ::setenv("COLUMNS", "100", 1);
+  Result piped = Batch(args);
+  ::unsetenv("COLUMNS");
+  EXPECT_EQ(piped.out, r.out);
+  Result whole = Batch(args);
+  EXPECT_THAT(whole.out, HasSubstr("2024-05-01_resnet50_bs256_amp_channels_last/"
+                                   "node-a100-07.cluster.example.com "));
+  args.format = "markdown";
+  Result md = Batch(args);
+  EXPECT_THAT(md.out, ::testing::Not(HasSubstr(root.string())));
+  EXPECT_THAT(md.out, HasSubstr("| 2024-05-01"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "cli/batch_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/schema_check.h"
 #include "tests/support/test_files.h"
 #include "fmt/format.h"
@@ -20,6 +21,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Batch;
 using testing::ReadFile;
 using testing::SourceDir;
 using ::testing::HasSubstr;
@@ -30,18 +33,6 @@ fs::path TempDir() {
   char* dir = mkdtemp(tmpl.data());
   EXPECT_NE(dir, nullptr);
   return fs::path(tmpl);
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Batch(const BatchArgs& args) {
-  std::ostringstream out, err;
-  int code = RunBatch(args, out, err);
-  return {code, out.str(), err.str()};
 }
 
 // A Kineto trace of `steps` steps of exactly `step_us` each, one kernel per

@@ -1,6 +1,10 @@
 // `tracelint batch --merge`, and the output step `batch` shares with it.
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <ostream>
@@ -11,7 +15,9 @@
 #include "analyzer/batch/price_table.h"
 #include "cli/batch_output.h"
 #include "cli/exit_codes.h"
+#include "analyzer/report/json_writer.h"
 #include "cli/report_output.h"
+#include "cli/terminal.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -49,8 +55,68 @@ absl::StatusOr<BatchView> ViewOf(const BatchArgs& args) {
   return view;
 }
 
+std::string BatchRuleOptionsJson(const BatchArgs& args, const PreparedRules& rules) {
+  JsonWriter w(/*compact=*/true);
+  w.BeginObject();
+  w.Key("rules").String(rules.rules_glob);
+  w.Key("set").StringArray(args.engine.set_overrides);
+  w.Key("config_path").String(rules.config_path);
+  w.Key("selected_rules").StringArray(rules.selected);
+  w.Key("rule_options").BeginObject();
+  for (const std::string& id : rules.selected) {
+    w.Key(id).BeginObject();
+    auto it = rules.options.find(id);
+    if (it != rules.options.end()) {
+      for (const auto& [name, value] : it->second.values()) w.Key(name).Double(value);
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  std::string out = w.Finish();
+  out.pop_back();
+  return out;
+}
+
+std::string BatchOptionsJson(const BatchArgs& args, std::string_view rule_options_json) {
+  JsonWriter w(/*compact=*/true);
+  w.BeginObject();
+  w.Key("max_depth").Int(args.max_depth);
+  w.Key("batch_size").Int(args.batch_size);
+  w.Key("batch_size_from").String(args.batch_size_from);
+  w.Key("prices").String(args.prices);
+  w.Key("group_by").String(args.group_by);
+  w.Key("sort").String(args.sort);
+  w.Key("trend").Bool(args.trend);
+  w.EndObject();
+  std::string view = w.Finish();
+  view.pop_back();
+  // Both are compact objects: their members joined are the one object a
+  // single writer would have written, byte for byte.
+  if (rule_options_json.size() <= 2) return view;
+  return std::string(rule_options_json.substr(0, rule_options_json.size() - 1)) + "," +
+         view.substr(1);
+}
+
+int BatchWidth(const BatchArgs& args, const std::ostream& out) {
+  if (args.width >= 0) return args.width;
+  if (!IsStdoutPath(args.output)) return 0;  // a file keeps every column whole
+  if (IsStdoutTerminal(out)) {
+    return ReportWidth(true, TerminalColumns(STDOUT_FILENO), std::getenv("COLUMNS"));
+  }
+  // Piped (`| less -S`, a CI log): COLUMNS when the user set it.
+  const char* env = std::getenv("COLUMNS");
+  if (env == nullptr) return 0;
+  std::string_view text(env);
+  int columns = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), columns);
+  if (ec != std::errc() || ptr != text.data() + text.size() || columns <= 0) return 0;
+  return ReportWidth(true, 0, env);
+}
+
 int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const BatchArgs& args,
-                int extra_exit, std::ostream& out, std::ostream& err) {
+                int extra_exit, std::ostream& out, std::ostream& err,
+                const std::string& options_json) {
   std::vector<BatchRow> rows;
   int exit_code = extra_exit;
   for (BatchRecord& rec : records) {
@@ -67,6 +133,8 @@ int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const B
   }
   absl::StatusOr<BatchTable> table = ApplyBatchView(std::move(rows), view);
   if (!table.ok()) return Usage(err, table.status().message());
+  table->options_json = options_json;
+  table->width_columns = BatchWidth(args, out);
   if (absl::Status s = WriteReport(RenderBatch(*table, args.format), args.output, out); !s.ok()) {
     err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
     return CombineExitCodes(exit_code, kExitWriteFailed);
@@ -195,8 +263,10 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   if (missing > 0) {
     Warn(err, fmt::format("{} of {} runs missing from the merge", missing, first.slots.size()));
   }
+  // The shard header carries the rules the shards ran with (all the same:
+  // one configuration hash); the view options are the merge's own.
   return FinishBatch(std::move(records), *view, args, missing > 0 ? kExitDamaged : kExitOk, out,
-                     err);
+                     err, BatchOptionsJson(args, first.info.rule_options_json));
 }
 
 }  // namespace tracelint

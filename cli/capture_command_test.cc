@@ -212,6 +212,27 @@ TEST(CaptureCommand, DriverCheckSaysNoDeviceAndNeverHangs) {
   EXPECT_THAT(CheckCudaDevice(std::chrono::seconds(30)).message, HasSubstr("is not a CUDA driver"));
 }
 
+// The static binary's check, without loading libcuda: the driver's files.
+TEST(CaptureCommand, DriverFilesCheckOfTheStaticBinary) {
+  TempDir dir;
+  const fs::path& root = dir.path();
+  CudaCheck none = CheckCudaDriverFiles(root.string());
+  EXPECT_FALSE(none.ok);
+  EXPECT_THAT(none.message, HasSubstr("no CUDA driver on this machine"));
+  fs::create_directories(root / "proc/driver/nvidia");
+  std::ofstream(root / "proc/driver/nvidia/version") << "NVRM version: 580.0\n";
+  EXPECT_THAT(CheckCudaDriverFiles(root.string()).message, HasSubstr("/dev/nvidiactl is missing"));
+  fs::create_directories(root / "dev");
+  std::ofstream(root / "dev/nvidiactl") << "";
+  std::ofstream(root / "dev/nvidia-uvm") << "";
+  EXPECT_THAT(CheckCudaDriverFiles(root.string()).message, HasSubstr("no CUDA device"));
+  std::ofstream(root / "dev/nvidia0") << "";
+  std::ofstream(root / "dev/nvidia1") << "";
+  CudaCheck two = CheckCudaDriverFiles(root.string());
+  EXPECT_TRUE(two.ok) << two.message;
+  EXPECT_EQ(two.devices, 2);
+}
+
 TEST(CaptureCommand, CapturesConvertsAndAnalyses) {
   if (!HaveCapture()) GTEST_SKIP() << "built without CUPTI: capture says so instead";
   TempDir dir;

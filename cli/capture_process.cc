@@ -1,6 +1,8 @@
 #include "cli/capture_process.h"
 
+#if !defined(TRACELINT_STATIC_BINARY)
 #include <dlfcn.h>
+#endif
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,6 +35,7 @@ void ForwardSignal(int signo, siginfo_t* info, void*) {
   }
 }
 
+#if !defined(TRACELINT_STATIC_BINARY)
 // Runs in the forked checker: one line on `fd`, exit 0 when usable.
 [[noreturn]] void CheckDriverInChild(int fd) {
   auto say = [fd](const std::string& line, int code) {
@@ -62,6 +65,7 @@ void ForwardSignal(int signo, siginfo_t* info, void*) {
   say(fmt::format("{}", devices), 0);
   ::_exit(0);
 }
+#endif
 
 }  // namespace
 
@@ -86,7 +90,45 @@ std::string FindInjectionLibrary(std::vector<std::string>* looked) {
   return "";
 }
 
+CudaCheck CheckCudaDriverFiles(const std::string& root) {
+  CudaCheck out;
+  std::error_code ec;
+  fs::path base = root.empty() ? fs::path("/") : fs::path(root);
+  fs::path version = base / "proc/driver/nvidia/version";
+  fs::path control = base / "dev/nvidiactl";
+  bool has_version = fs::exists(version, ec);
+  bool has_control = fs::exists(control, ec);
+  if (!has_version && !has_control) {
+    out.message = "no CUDA driver on this machine (no /proc/driver/nvidia/version, no "
+                  "/dev/nvidiactl)";
+    return out;
+  }
+  if (!has_control) {
+    out.message = "the NVIDIA driver is loaded but /dev/nvidiactl is missing (in a container, "
+                  "run it with the GPU devices: --gpus all)";
+    return out;
+  }
+  for (const auto& entry : fs::directory_iterator(base / "dev", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
+        name.find_first_not_of("0123456789", 6) == std::string::npos) {
+      ++out.devices;
+    }
+  }
+  if (out.devices == 0) {
+    out.message = "no CUDA device (/dev/nvidiactl is there but no /dev/nvidia<N>)";
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
 CudaCheck CheckCudaDevice(std::chrono::milliseconds timeout) {
+#if defined(TRACELINT_STATIC_BINARY)
+  (void)timeout;
+  const char* root = std::getenv("TRACELINT_CAPTURE_DRIVER_ROOT");
+  return CheckCudaDriverFiles(root != nullptr ? root : "");
+#else
   CudaCheck out;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -146,6 +188,7 @@ CudaCheck CheckCudaDevice(std::chrono::milliseconds timeout) {
                     ? fmt::format("the CUDA driver crashed (signal {})", WTERMSIG(status))
                     : std::string("the CUDA driver could not be checked");
   return out;
+#endif
 }
 
 std::string ChildResult::Describe() const {

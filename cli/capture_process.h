@@ -31,6 +31,14 @@ struct CudaCheck {
 };
 CudaCheck CheckCudaDevice(std::chrono::milliseconds timeout);
 
+// The static binary's check (docs/capture.md, "The static binary"): a
+// statically linked program cannot dlopen libcuda safely, so it looks for
+// the driver's files instead of loading it: /proc/driver/nvidia/version
+// (the kernel module is loaded) and /dev/nvidiactl, with one device per
+// /dev/nvidia<N>. `root` stands in for "/" ($TRACELINT_CAPTURE_DRIVER_ROOT
+// in tests). Whether the driver works is then found out by the program.
+CudaCheck CheckCudaDriverFiles(const std::string& root);
+
 struct ChildResult {
   bool started = false;
   std::string start_error;  // why exec failed ("No such file or directory")

@@ -347,3 +347,82 @@ std::optional<std::string> CheckUnknownWords(const CLI::App& app,
 }
 
 }  // namespace tracelint
+
+namespace tracelint {
+namespace {
+
+// The subcommand the words named (CLI11 marks it parsed before it fails).
+const CLI::App* ParsedCommand(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->parsed()) return sub;
+  }
+  return nullptr;
+}
+
+bool AllDigits(std::string_view s) {
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::string ShortHelp(const CLI::App& app) {
+  std::string out = fmt::format("usage: {} COMMAND [OPTIONS] ...\n\ncommands:\n", app.get_name());
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_group().empty()) continue;  // hidden
+    out += fmt::format("  {:<9} {}\n", sub->get_name(), sub->get_description());
+  }
+  out += fmt::format("\n'{0} COMMAND --help' for a command's options; '{0} analyze TRACE' to "
+                     "start.\n",
+                     app.get_name());
+  return out;
+}
+
+std::string UsageErrorText(const CLI::ParseError& e, const CLI::App& app) {
+  const std::string what = e.what();
+  const CLI::App* command = ParsedCommand(app);
+  const std::string name = command != nullptr ? command->get_name() : "";
+  if (e.get_name() == "RequiredError") {
+    if (what.starts_with("A subcommand")) {
+      return fmt::format("no command given; '{} --help' lists them", app.get_name());
+    }
+    // "<positional> is required": the command's own words.
+    std::string missing = what.substr(0, what.find(" is required"));
+    std::string help;
+    if (command != nullptr) {
+      if (const CLI::Option* opt = command->get_option_no_throw(missing)) {
+        help = opt->get_description();
+      }
+    }
+    return fmt::format("{} needs {}{}; see '{} {} --help'", name.empty() ? app.get_name() : name,
+                       missing == "path" || missing == "paths" ? "a path" : "'" + missing + "'",
+                       help.empty() ? "" : fmt::format(" ({})", help), app.get_name(), name);
+  }
+  if (e.get_name() == "ArgumentMismatch") {
+    // "--top: At Most 1 required but received 2"
+    size_t colon = what.find(": At Most ");
+    if (colon != std::string::npos) {
+      std::string option = what.substr(0, colon);
+      std::string received = what.substr(what.rfind(' ') + 1);
+      return fmt::format("{} was given {} times; it takes one value, so give it once", option,
+                         received);
+    }
+  }
+  if (e.get_name() == "ConversionError" && what.starts_with("Could not convert: ")) {
+    // "Could not convert: --top = 99999999999999999999"
+    std::string rest = what.substr(std::string_view("Could not convert: ").size());
+    size_t eq = rest.find(" = ");
+    if (eq != std::string::npos) {
+      std::string option = rest.substr(0, eq);
+      std::string value = rest.substr(eq + 3);
+      if (AllDigits(value)) {
+        return fmt::format("{}: {} is too {} a number for this option", option, value,
+                           value.front() == '-' ? "small" : "large");
+      }
+      return fmt::format("{}: '{}' is not a number", option, value);
+    }
+  }
+  return what;
+}
+
+}  // namespace tracelint

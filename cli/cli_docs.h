@@ -43,6 +43,16 @@ std::optional<std::string> ClosestName(std::string_view typed,
 std::optional<std::string> CheckUnknownWords(const CLI::App& app,
                                              const std::vector<std::string>& words);
 
+// `tracelint` with no arguments: the commands, one line each, and where to
+// read more (printed on stderr, exit 2).
+std::string ShortHelp(const CLI::App& app);
+
+// tracelint's own one-line message for a CLI11 parse error (without the
+// "tracelint: " prefix): a missing path names the command and what it
+// takes, a single-value option given twice says so, a number too large for
+// its option says so. Other errors keep CLI11's text.
+std::string UsageErrorText(const CLI::ParseError& e, const CLI::App& app);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_CLI_CLI_DOCS_H_

@@ -1,8 +1,14 @@
 #include "cli/config_discovery.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include <fstream>
 #include <sstream>
 #include <system_error>
+
+#include "analyzer/engine/options.h"
+#include "fmt/format.h"
 
 namespace tracelint {
 
@@ -38,9 +44,52 @@ absl::StatusOr<PreparedRules> PrepareCommandRules(const RuleRegistry& registry,
   if (engine.config_path.empty() && options.discover_config) {
     std::error_code ec;
     std::filesystem::path cwd = std::filesystem::current_path(ec);
-    if (!ec) engine.config_path = DiscoverConfig(cwd, options.discovery_root).value_or("");
+    // `tracelint mcp` runs each tool call with its root here, so discovery
+    // never reads a config from outside the roots (docs/mcp.md).
+    std::string stop_at = options.discovery_root;
+    if (const char* root = std::getenv("TRACELINT_CONFIG_DISCOVERY_ROOT");
+        stop_at.empty() && root != nullptr) {
+      stop_at = root;
+    }
+    if (!ec) engine.config_path = DiscoverConfig(cwd, stop_at).value_or("");
   }
-  return PrepareRules(registry, engine);
+  absl::StatusOr<PreparedRules> prepared = PrepareRules(registry, engine);
+  if (prepared.ok() && prepared->selected.empty()) {
+    const bool from_config = !options.rules_given && !prepared->config_path.empty() &&
+                             prepared->rules_glob != options.rules_glob;
+    return absl::InvalidArgumentError(fmt::format(
+        "the rule selection '{}'{} selects no rule: nothing would be checked (`tracelint "
+        "rules` lists them; e.g. --rules '-*,gpu-*')",
+        prepared->rules_glob,
+        from_config ? fmt::format(" (from {})", prepared->config_path) : std::string()));
+  }
+  return prepared;
+}
+
+std::string DiscoveredConfigNote(const RuleRegistry& registry, const CommandRuleOptions& options,
+                                 const PreparedRules& rules) {
+  // Only a file nobody named: --config is the user's own choice.
+  if (rules.config_path.empty() || !options.config_path.empty()) return "";
+  absl::StatusOr<ConfigFile> config = LoadConfig(rules.config_path);
+  if (!config.ok()) return "";
+  std::vector<std::string> changes;
+  if (!options.rules_given && !config->rules_glob.empty()) {
+    std::vector<std::string> off;
+    for (const RegisteredRule& r : registry.rules()) {
+      if (std::find(rules.selected.begin(), rules.selected.end(), r.id) == rules.selected.end()) {
+        off.push_back(r.id);
+      }
+    }
+    if (!off.empty()) changes.push_back(fmt::format("disables {}", fmt::join(off, ", ")));
+  }
+  std::vector<std::string> set;
+  for (const OptionOverride& o : config->overrides) {
+    set.push_back(fmt::format("{}.{}={}", o.rule_id, o.option, o.value));
+  }
+  if (!set.empty()) changes.push_back(fmt::format("sets {}", fmt::join(set, ", ")));
+  if (changes.empty()) return "";
+  return fmt::format("{} (found from the current directory; --no-config ignores it) {}",
+                     rules.config_path, fmt::join(changes, "; "));
 }
 
 }  // namespace tracelint

@@ -35,8 +35,20 @@ std::optional<std::string> DiscoverConfig(const std::filesystem::path& start,
                                           const std::filesystem::path& stop_at = {});
 
 // PrepareRules with the config file found by discovery when none was given.
+// A selection that leaves no rule is InvalidArgument (a usage error: with
+// nothing checked, "no findings" would be a false green;
+// docs/design/contract.md, "Exit codes, added").
 absl::StatusOr<PreparedRules> PrepareCommandRules(const RuleRegistry& registry,
                                                   const CommandRuleOptions& options);
+
+// A config file found by discovery (not named with --config) that disables
+// rules or changes options is said at the top of the text report and on
+// stderr, so a file in a parent directory never changes results unseen:
+// "/repo/tracelint.toml (found from the current directory) disables
+// gpu-idle-gaps, host-side-ops; sets kernel-small-grids.MinShare=0.2".
+// Empty when none was discovered or it changes nothing.
+std::string DiscoveredConfigNote(const RuleRegistry& registry, const CommandRuleOptions& options,
+                                 const PreparedRules& rules);
 
 // --rules, --set, --config and --no-config, shared by every command that
 // runs rules (analyze, batch, diff, capture).

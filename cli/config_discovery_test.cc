@@ -191,5 +191,71 @@ TEST(ConfigDiscovery, JsonProvenanceRecordsTheConfigPath) {
   EXPECT_EQ(doc["provenance"]["selected_rules"].get_array().size(), 1u);
 }
 
+// A config found in a parent directory that disables rules or changes a
+// threshold is said at the top of the text report and on stderr; one named
+// with --config, or one that changes nothing, is not.
+TEST(ConfigDiscovery, AParentConfigThatChangesRulesIsNamed) {
+  const char* source = std::getenv("TRACELINT_SOURCE_DIR");
+  if (source == nullptr) GTEST_SKIP() << "TRACELINT_SOURCE_DIR not set";
+  TempTree t;
+  fs::path config = t.Write("repo/tracelint.toml",
+                            "rules = \"-*,gpu-idle-gaps,host-side-ops\"\n"
+                            "[gpu-idle-gaps]\nMinIdleShare = 0.3\n");
+  fs::create_directories(t.root() / "repo" / "sub" / "dir");
+  InDirectory cwd(t.root() / "repo" / "sub" / "dir");
+  AnalyzeArgs args;
+  args.path = (fs::path(source) / "testdata" / "example").string();
+  args.engine.discover_config = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAnalyze(args, out, err), kExitOk) << err.str();
+  EXPECT_THAT(err.str(), HasSubstr("tracelint: note: config " + config.string() +
+                                   " (found from the current directory; --no-config ignores "
+                                   "it) disables comm-clustered-allreduce,"));
+  EXPECT_THAT(err.str(), HasSubstr("; sets gpu-idle-gaps.MinIdleShare=0.3"));
+  std::string text = out.str();
+  std::string second_line = text.substr(text.find('\n') + 1);
+  EXPECT_TRUE(second_line.starts_with("Config in effect: " + config.string()))
+      << text.substr(0, 400);
+
+  // Named with --config: the user chose it; nothing to point out.
+  args.engine.config_path = config.string();
+  std::ostringstream out2, err2;
+  ASSERT_EQ(RunAnalyze(args, out2, err2), kExitOk) << err2.str();
+  EXPECT_THAT(err2.str(), ::testing::Not(HasSubstr("note: config")));
+  EXPECT_THAT(out2.str(), ::testing::Not(HasSubstr("Config in effect")));
+
+  // A discovered file that selects every rule and sets nothing changes nothing.
+  t.Write("repo/tracelint.toml", "rules = \"*\"\n");
+  args.engine.config_path.clear();
+  std::ostringstream out3, err3;
+  ASSERT_EQ(RunAnalyze(args, out3, err3), kExitOk) << err3.str();
+  EXPECT_THAT(err3.str(), ::testing::Not(HasSubstr("note: config")));
+}
+
+// A selection that leaves no rule would print "No findings" and exit 0:
+// a usage error instead, from --rules or from a config file.
+TEST(ConfigDiscovery, ASelectionOfNoRuleIsAUsageError) {
+  const char* source = std::getenv("TRACELINT_SOURCE_DIR");
+  if (source == nullptr) GTEST_SKIP() << "TRACELINT_SOURCE_DIR not set";
+  AnalyzeArgs args;
+  args.path = (fs::path(source) / "testdata" / "example").string();
+  args.engine.rules_glob = "-*";
+  args.engine.rules_given = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunAnalyze(args, out, err), kExitUsage);
+  EXPECT_THAT(err.str(), HasSubstr("the rule selection '-*' selects no rule"));
+  EXPECT_EQ(out.str(), "");
+  TempTree t;
+  fs::path config = t.Write("tracelint.toml", "rules = \"-*\"\n");
+  InDirectory cwd(t.root());
+  AnalyzeArgs from_file;
+  from_file.path = args.path;
+  from_file.engine.discover_config = true;
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunAnalyze(from_file, out2, err2), kExitUsage);
+  EXPECT_THAT(err2.str(), HasSubstr("selects no rule"));
+  EXPECT_THAT(err2.str(), HasSubstr("(from " + config.string() + ")"));
+}
+
 }  // namespace
 }  // namespace tracelint

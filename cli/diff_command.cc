@@ -10,6 +10,7 @@
 #include "analyzer/base/escape.h"
 #include "cli/exit_codes.h"
 #include "cli/run_pipeline.h"
+#include "cli/run_selection.h"
 #include "cli/report_output.h"
 #include "cli/terminal.h"
 #include "analyzer/engine/registry.h"
@@ -61,6 +62,9 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const Command
     error_exit_code = kExitUsage;
     return rules.status();
   }
+  if (std::string note = DiscoveredConfigNote(registry, engine, *rules); !note.empty()) {
+    err << "tracelint: note: config " << EscapeTerminal(note) << "\n";
+  }
   PipelineOptions pipeline;
   pipeline.load.cores = threads;
   pipeline.load.parse.limits = limits;
@@ -68,6 +72,20 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const Command
   if (!analyzed.ok()) {
     error_exit_code = kExitUnreadable;
     return analyzed.status();
+  }
+  // One run per side, as `analyze` (docs/design/contract.md, "One run per
+  // `analyze`"): a folder of several runs is refused with the list.
+  if (analyzed->several_runs()) {
+    error_exit_code = kExitUsage;
+    return absl::InvalidArgumentError(SeveralRunsMessage(path, *analyzed));
+  }
+  for (const std::string& note : analyzed->discovery.notes) {
+    err << "tracelint: note: " << EscapeTerminal(note) << "\n";
+  }
+  // The span compared, when a side held several (docs/design/contract.md,
+  // "Newest span").
+  if (!analyzed->discovery.span_choice.empty()) {
+    err << "tracelint: note: " << EscapeTerminal(analyzed->discovery.span_choice) << "\n";
   }
   std::vector<std::string> warnings;
   loaded.exit_code = RunHealth(*analyzed, warnings);
@@ -140,6 +158,9 @@ int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
     err << "tracelint: " << diff.status().message() << "\n";
     return absl::IsInvalidArgument(diff.status()) ? kExitUsage : kExitNotJudgeable;
   }
+  for (const std::string& w : diff->warnings) {
+    err << "tracelint: warning: " << EscapeTerminal(w) << "; the comparison may mean little\n";
+  }
   const DiffFormat* format = FindDiffFormat(args.format);
   if (format == nullptr) format = &DiffFormats().front();
   std::string text = format->render(*diff, DiffWidth(args, out));
@@ -167,11 +188,7 @@ CLI::App* DeclareDiffCommand(CLI::App& app, OptionTable& table, DiffArgs& d) {
   f.Positional("base", d.base, "trace, run directory or JSON report (--format json)",
                /*required=*/true);
   f.Positional("new", d.next, "trace, run directory or JSON report", /*required=*/true);
-  std::string formats;
-  for (const DiffFormat& format : DiffFormats()) {
-    formats += fmt::format("{}{} ({})", formats.empty() ? "" : ", ", format.name, format.help);
-  }
-  f.Value("--format", d.format, "output format: " + formats, Choices(DiffFormatNames(), true));
+  f.Value("--format", d.format, FormatOptionHelp(DiffFormats()), Choices(DiffFormatNames(), true));
   f.Value("-o,--output", d.output, "write the diff to this file", OutputOnly());
   OptionTraits rank = Checked(AtLeast(0));
   rank.default_text = "";

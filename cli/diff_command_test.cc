@@ -9,6 +9,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_files.h"
 #include "tests/support/training_run.h"
 #include "gmock/gmock.h"
@@ -22,6 +23,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Diff;
 using testing::FreshDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -33,18 +36,6 @@ std::string WriteRun(const fs::path& dir, const std::string& name, const Trainin
   fs::path file = dir / name / "worker0.pt.trace.json";
   std::ofstream(file) << testing::TrainingRunJson(run);
   return file.string();
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Diff(DiffArgs args) {
-  std::ostringstream out, err;
-  int code = RunDiffCommand(args, out, err);
-  return {code, out.str(), err.str()};
 }
 
 DiffArgs Args(std::string base, std::string next, std::string format = "text") {
@@ -112,7 +103,7 @@ TEST(DiffCommand, FixedBottleneckRemovesTheFindingAndImprovesBeyondNoise) {
   EXPECT_THAT(r.out, HasSubstr("<div class=\"verdict better\" id=\"verdict\">"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex(
                          "chg-removed\">removed</span></td><td class=\"name\"><code>"
-                         "gpu-idle-gaps / data_loader</code>"));
+                         "<span class=\"nw\">gpu-idle-gaps</span> / data_loader</code>"));
 }
 
 TEST(DiffCommand, TooFewStepsSaysSoAndCannotGate) {
@@ -286,6 +277,117 @@ TEST(DiffCommand, WorstRankByDefaultOrTheRankAsked) {
   EXPECT_THAT(r.out, ::testing::ContainsRegex("step time [^\n]*within noise"));
 }
 
+// Writes several profiling spans of one tensorboard_trace_handler directory:
+// worker0.<stamp>.pt.trace.json per run, the last stamp the newest.
+std::string WriteSpans(const fs::path& dir, const std::string& name,
+                       const std::vector<std::pair<std::string, TrainingRun>>& spans) {
+  fs::create_directories(dir / name);
+  for (const auto& [stamp, run] : spans) {
+    std::ofstream(dir / name / ("worker0." + stamp + ".pt.trace.json"))
+        << testing::TrainingRunJson(run);
+  }
+  return (dir / name).string();
+}
+
+// Issue 30's canonical case, generated: num_workers 0 -> 4 as directories
+// holding several spans each. New's median step drops by ~40% and the
+// DataLoader finding disappears, but two of its six steps are outliers, so
+// the test over every step says "within noise": the headline names them and
+// the change without them, and the newest span of each directory is the
+// one compared (said on stderr).
+TEST(DiffCommand, OutlierStepsExplainAWithinNoiseHeadline) {
+  fs::path dir = FreshDir("outliers");
+  TrainingRun old_span;  // an earlier experiment in the same directory
+  old_span.steps = 3;
+  TrainingRun starved;
+  starved.steps = 6;
+  starved.data_loader_ns = 6 * kNsPerMs;
+  TrainingRun fixed;
+  fixed.steps = 6;
+  fixed.seed = 3;
+  fixed.slow_steps = {{3, 9 * kNsPerMs}, {5, 12 * kNsPerMs}};
+  std::string base = WriteSpans(dir, "workers0", {{"1700000000000", old_span},
+                                                  {"1700000600000", starved}});
+  std::string next = WriteSpans(dir, "workers4", {{"1700001000000", old_span},
+                                                  {"1700001600000", fixed}});
+  DiffArgs args = Args(base, next);
+  args.fail_on_regression_pct = 5;
+  Result r = Diff(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "step time -[0-9.]+% \\([^\n]*\\), within noise; 2 outlier steps in "
+                         "New \\(#5 \\+1[0-9]\\.[0-9]+ ms, #3 \\+[89]\\.[0-9]+ ms\\); without "
+                         "them -[34][0-9]\\.[0-9]%"))
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("(rank 0, 6 steady steps)"));  // the newest span, not the old
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("removed +gpu-idle-gaps / data_loader"));
+  EXPECT_THAT(r.out, HasSubstr("--fail-on-regression 5%: not tripped"));
+  EXPECT_THAT(r.err, HasSubstr("2 profiling spans; analysing the newest (1700001600000)"));
+  args.format = "json";
+  r = Diff(args);
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\"new\": \\[\\s*\\{\\s*\"step\": 5,"));
+}
+
+// Rank 1 is New's slowest and rank 0 Base's: both sides compare rank 1, and
+// the header says so (before: rank 0 of Base against rank 1 of New).
+TEST(DiffCommand, ComparesTheSameRankOnBothSides) {
+  fs::path dir = FreshDir("same_rank");
+  auto write_run = [&](const std::string& name, int slow_rank, uint64_t seed) {
+    fs::create_directories(dir / name);
+    for (int rank = 0; rank < 2; ++rank) {
+      TrainingRun r;
+      r.rank = rank;
+      r.world_size = 2;
+      r.seed = seed + rank;
+      if (rank == slow_rank) r.gemm_ns = 14 * kNsPerMs;
+      std::ofstream(dir / name / ("worker" + std::to_string(rank) + ".1700000000000.pt.trace.json"))
+          << testing::TrainingRunJson(r);
+    }
+    return (dir / name).string();
+  };
+  Result r = Diff(Args(write_run("base", 0, 10), write_run("new", 1, 20)));
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("Base: [^\n]*base \\(rank 1,"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("New: +[^\n]*new \\(rank 1,"));
+  EXPECT_THAT(r.out, HasSubstr("Compared: rank 1 of New (its slowest) and the same rank of Base"));
+}
+
+// A ResNet-like job against a different program on another device and world
+// size: the diff still runs, under a warning (stdout and stderr).
+TEST(DiffCommand, WarnsWhenTheRunsAreDifferentJobs) {
+  fs::path dir = FreshDir("different_jobs");
+  TrainingRun resnet;
+  TrainingRun other;
+  other.other_program = true;
+  other.device = testing::DeviceSpec::H100();
+  other.rank = 0;
+  other.world_size = 8;
+  Result r = Diff(Args(WriteRun(dir, "resnet", resnet), WriteRun(dir, "torchrec", other)));
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("WARNING: the runs ran on different devices (NVIDIA A100"));
+  EXPECT_THAT(r.out, HasSubstr("WARNING: the runs share 0 of 4 op names (Jaccard 0.00 < 0.5)"));
+  EXPECT_THAT(r.err, HasSubstr("tracelint: warning: the runs ran on different devices"));
+  // The same program twice: no warning.
+  TrainingRun again = resnet;
+  again.seed = 9;
+  r = Diff(Args(WriteRun(dir, "a", resnet), WriteRun(dir, "b", again)));
+  EXPECT_THAT(r.out, Not(HasSubstr("WARNING")));
+}
+
+// A folder of several experiments is refused as `analyze` refuses it.
+TEST(DiffCommand, AFolderOfSeveralRunsIsRefused) {
+  fs::path dir = FreshDir("several");
+  TrainingRun a;
+  TrainingRun b = a;
+  b.seed = 4;
+  WriteRun(dir / "exps", "exp_a", a);
+  WriteRun(dir / "exps", "exp_b", b);
+  Result r = Diff(Args((dir / "exps").string(), (dir / "exps" / "exp_a").string()));
+  EXPECT_EQ(r.code, kExitUsage) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("holds 2 runs, not one"));
+  EXPECT_THAT(r.err, HasSubstr("--run NAME"));
+}
+
 TEST(DiffCommand, UsageAndInputErrors) {
   fs::path dir = FreshDir("errors");
   std::string trace = WriteRun(dir, "run", {});
@@ -324,6 +426,17 @@ TEST(AnalyzeBaseline, ComparesWithASavedReportAndGates) {
   EXPECT_EQ(RunAnalyze(b, out2, err2), kExitFindingsGate) << err2.str();
   EXPECT_THAT(out2.str(), HasSubstr("== Against the baseline =="));
   EXPECT_THAT(out2.str(), HasSubstr("TRIPPED"));
+  // The comparison is the CI answer: right after the title line, before the
+  // run's own verdict and findings, not after the glossary pointer.
+  const std::string text = out2.str();
+  EXPECT_LT(text.find("== Against the baseline =="), text.find("Verdict:"));
+  EXPECT_LT(text.find("TRIPPED"), text.find("Terms ("));
+  EXPECT_EQ(text.find('\n') + 2, text.find("== Against the baseline =="));
+  b.format = "markdown";
+  std::ostringstream out7, err7;
+  EXPECT_EQ(RunAnalyze(b, out7, err7), kExitFindingsGate);
+  EXPECT_EQ(out7.str().find("### tracelint diff"), 0u) << out7.str().substr(0, 200);
+  EXPECT_LT(out7.str().find("### tracelint diff"), out7.str().find("### tracelint: "));
 
   b.format = "json";
   std::ostringstream out3, err3;

@@ -12,6 +12,7 @@
 #include "cli/analyze_command.h"
 #include "cli/batch_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,6 +22,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
 using testing::SourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -58,12 +60,6 @@ TEST(LimitOptions, FlagsSetTheLimitsAndBadValuesAreUsageErrors) {
   DeclareLimitFlags(strict_flags, other);
   EXPECT_THROW(strict.parse(std::vector<std::string>{"--max-events=many"}), CLI::ParseError);
 }
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
 
 TEST(LimitOptions, AnalyzeOfABombIsAPartialAnalysisNamingTheLimit) {
   TempDir dir;

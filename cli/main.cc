@@ -19,6 +19,7 @@
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/help_command.h"
+#include "cli/mcp_command.h"
 #include "cli/option_table.h"
 #include "cli/rules_command.h"
 
@@ -34,7 +35,9 @@ int main(int argc, char** argv) {
                "time you would win back",
                "tracelint"};
   app.require_subcommand(1);
-  const std::string version = "tracelint " + std::string(kToolVersion);
+  const std::string version =
+      "tracelint " + std::string(kToolVersion) +
+      (kBuildCommit.empty() ? "" : " (commit " + std::string(kBuildCommit.substr(0, 12)) + ")");
   app.set_version_flag("--version", version);
   bool help_man = false;
   app.add_flag("--help-man", help_man, "print the man page")->group("");  // hidden
@@ -45,15 +48,21 @@ int main(int argc, char** argv) {
   DiffArgs d;
   CaptureArgs c;
   RulesArgs r;
+  McpArgs m;
   HelpArgs h;
   CLI::App* analyze = DeclareAnalyzeCommand(app, table, a);
   CLI::App* batch = DeclareBatchCommand(app, table, b);
   CLI::App* diff = DeclareDiffCommand(app, table, d);
   CLI::App* capture = DeclareCaptureCommand(app, table, c);
   CLI::App* rules = DeclareRulesCommand(app, table, r);
+  CLI::App* mcp = DeclareMcpCommand(app, table, m);
   HelpCommands help = DeclareHelpCommands(app, table, h);
 
   std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::cerr << ShortHelp(app);
+    return kExitUsage;
+  }
   if (std::optional<std::string> unknown = CheckUnknownWords(app, words)) {
     std::cerr << "tracelint: " << *unknown << "\n";
     return kExitUsage;
@@ -65,15 +74,18 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 reports through exceptions; map them to the usage exit code.
-    int code = app.exit(e);
-    return e.get_exit_code() == 0 ? code : kExitUsage;
+    // CLI11 reports through exceptions; --help and --version exit 0, the
+    // rest is a usage error in tracelint's words.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "tracelint: " << UsageErrorText(e, app) << "\n";
+    return kExitUsage;
   }
   if (*analyze) return RunAnalyze(a, std::cout, std::cerr);
   if (*batch) return RunBatch(b, std::cout, std::cerr);
   if (*diff) return RunDiffCommand(d, std::cout, std::cerr);
   if (*capture) return RunCapture(c, std::cout, std::cerr);
   if (*rules) return RunRulesCommand(r, std::cout, std::cerr);
+  if (*mcp) return RunMcp(m, table, std::cerr);
   int code = RunHelpCommands(app, table, help, h, version, std::cout, std::cerr);
   return code >= 0 ? code : kExitUsage;
 }

@@ -75,6 +75,19 @@ OptionTraits OutputOnly();
 OptionTraits Choices(std::vector<std::string> choices, bool output_only = false);
 OptionTraits Checked(CLI::Validator check);
 
+// "output format: text (the terminal report), json (...)" from a table of
+// formats (anything with `name` and `help`), for --format's help.
+template <typename Formats>
+std::string FormatOptionHelp(const Formats& formats) {
+  std::string out = "output format: ";
+  bool first = true;
+  for (const auto& f : formats) {
+    out += fmt::format("{}{} ({})", first ? "" : ", ", f.name, f.help);
+    first = false;
+  }
+  return out;
+}
+
 // Declares one command's options on its CLI11 subcommand and in its table
 // entry, so the two never disagree.
 class CommandFlags {

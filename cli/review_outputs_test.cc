@@ -10,6 +10,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/exit_codes.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/schema_check.h"
 #include "tests/support/scenario.h"
 #include "tests/support/test_files.h"
@@ -21,6 +22,8 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using Result = testing::CommandResult;
+using testing::Analyze;
 using testing::FreshDir;
 using testing::SourceDir;
 using testing::WriteFile;
@@ -28,18 +31,6 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Scenario;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Analyze(const AnalyzeArgs& args) {
-  std::ostringstream out, err;
-  int code = RunAnalyze(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 AnalyzeArgs Example(std::string format = "text") {
   AnalyzeArgs args;
@@ -62,8 +53,76 @@ void ExpectValid(const fs::path& schema, const std::string& json_path) {
   EXPECT_EQ(check, testing::SchemaCheck::kValid) << why;
 }
 
+// GitHub's rules for code scanning and the SARIF spec's, offline: npm's
+// @microsoft/sarif-multitool (a self-contained binary), installed once per
+// machine into the user's cache, with retries. Its directory, or "" with
+// `why` when npm cannot fetch it.
+std::string SarifMultitool(std::string& why) {
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir = cache != nullptr && *cache != '\0' ? fs::path(cache)
+                 : home != nullptr                  ? fs::path(home) / ".cache"
+                                                    : fs::path(::testing::TempDir());
+  dir /= "tracelint-tests/sarif-multitool";
+  fs::path tool = dir / "node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool";
+  if (!fs::exists(tool)) {
+    if (std::system("command -v npm >/dev/null 2>&1") != 0) {
+      why = "npm not found (setup.sh --test installs it)";
+      return "";
+    }
+    fs::create_directories(dir);
+    std::string install = fmt::format(
+        "for i in 1 2 3; do npm install --prefix '{}' --no-audit --no-fund --loglevel=error "
+        "@microsoft/sarif-multitool@5 >/dev/null 2>&1 && exit 0; sleep $i; done; exit 1",
+        dir.string());
+    if (std::system(install.c_str()) != 0 || !fs::exists(tool)) {
+      why = "npm could not install @microsoft/sarif-multitool (registry unreachable?)";
+      return "";
+    }
+  }
+  // npm leaves install scripts (its chmod) unrun by default.
+  fs::permissions(tool, fs::perms::owner_exec, fs::perm_options::add);
+  return (dir / "node_modules/@microsoft/sarif-multitool-linux").string();
+}
+
+// Skips visibly, or fails under CI=true (docs/design/contract.md, "Dependencies").
+void SkipOrFail(const std::string& why) {
+  const char* ci = std::getenv("CI");
+  if (ci != nullptr && std::string(ci) == "true") FAIL() << why << " (CI=true)";
+  GTEST_SKIP() << why;
+}
+
+// The SARIF 2.1.0 schema: ../shared's copy beside the checkout, else the one
+// sarif-multitool ships.
 fs::path SarifSchema() {
-  return fs::path(SourceDir()) / ".." / "shared" / "schemas" / "sarif-schema-2.1.0.json";
+  fs::path shared = fs::path(SourceDir()) / ".." / "shared" / "schemas" / "sarif-schema-2.1.0.json";
+  if (fs::exists(shared)) return shared;
+  std::string why;
+  std::string tool = SarifMultitool(why);
+  return tool.empty() ? shared : fs::path(tool) / "sarif-2.1.0.json";
+}
+
+// Validates with the schema, then with `sarif-multitool validate` (GitHub's
+// and the spec's rules): no result of level "error" may remain.
+void ExpectCodeScanningValid(const std::string& sarif_path) {
+  ExpectValid(SarifSchema(), sarif_path);
+  std::string why;
+  std::string tool = SarifMultitool(why);
+  if (tool.empty()) return SkipOrFail(why);
+  std::string log = sarif_path + ".validation.sarif";
+  fs::remove(log);
+  std::string cmd = fmt::format("'{}/Sarif.Multitool' validate '{}' --rule-kind 'Gh;Sarif' "
+                                "--output '{}' >'{}.txt' 2>&1",
+                                tool, sarif_path, log, log);
+  int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty()) << "sarif-multitool wrote no log (exit " << rc << "); see " << log
+                             << ".txt";
+  std::ifstream console(log + ".txt");
+  std::string said((std::istreambuf_iterator<char>(console)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, Not(HasSubstr("\"level\": \"error\""))) << said;
+  EXPECT_THAT(said, Not(HasSubstr(": error "))) << said;
 }
 
 // Six steps whose DataLoader wait is called from the user's src/loop.py,
@@ -162,13 +221,54 @@ TEST(ReviewOutputs, SarifFromAGeneratedTraceLocatesTheUserFrame) {
   EXPECT_THAT(sarif, HasSubstr(R"("startLine": 17)"));
   EXPECT_THAT(sarif, HasSubstr(R"("relatedLocations")"));
   EXPECT_THAT(sarif, HasSubstr(R"("tracelint/v1": ")"));
-  EXPECT_THAT(sarif, HasSubstr(
-                         R"("helpUri": "https://github.com/tracelint/tracelint/rules/docs/gpu-idle-gaps.md")"));
+  EXPECT_THAT(sarif, ContainsRegex(
+                         R"("helpUri": "https://github.com/tracelint/tracelint/blob/([0-9a-f]{40}|main)/rules/docs/gpu-idle-gaps.md")"));
   EXPECT_THAT(sarif, Not(HasSubstr("site-packages/torch/utils/data/dataloader.py\",")));
-  ExpectValid(SarifSchema(), args.output);
+  ExpectCodeScanningValid(args.output);
 }
 
-TEST(ReviewOutputs, SarifWithoutAMatchingCheckoutPointsAtTheTrace) {
+// docs/design/contract.md, "SARIF": a finding whose frame does not map into
+// the checkout points at the anchor file (README.md by default,
+// --sarif-anchor), names the trace in its message and as a related
+// location, and no result carries an absolute file:// URI; helpUri is
+// --docs-url/blob/--docs-ref/rules/docs/<id>.md.
+TEST(ReviewOutputs, SarifWithoutAMappedFramePointsAtTheAnchor) {
+  fs::path dir = FreshDir("sarif_anchor");
+  WriteFile(dir / "traces" / "w.pt.trace.json", PythonStackTrace());
+  WriteFile(dir / "repo" / "README.md", "# the project\n");
+  WriteFile(dir / "repo" / "docs" / "perf.rst", "# performance\n");
+  AnalyzeArgs args;
+  args.path = (dir / "traces" / "w.pt.trace.json").string();
+  args.format = "sarif";
+  args.source_root = (dir / "repo").string();
+  args.docs_url = "https://docs.example.com/tracelint/";
+  args.docs_ref = "v1.2";
+  args.output = (dir / "anchor.sarif").string();
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::ifstream in(args.output);
+  std::string sarif((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string results = sarif.substr(sarif.find("\"results\""));
+  EXPECT_THAT(results, Not(HasSubstr("file://")));
+  EXPECT_THAT(results, HasSubstr(R"("uri": "README.md",)"));
+  EXPECT_THAT(results, HasSubstr(R"("startLine": 1)"));
+  EXPECT_THAT(results, HasSubstr(R"("uri": "w.pt.trace.json",)"));
+  EXPECT_THAT(results, HasSubstr(R"("uriBaseId": "TRACEROOT")"));
+  EXPECT_THAT(results, HasSubstr("(Trace: w.pt.trace.json, rank 0.)"));
+  EXPECT_THAT(sarif, HasSubstr(
+                         "https://docs.example.com/tracelint/blob/v1.2/rules/docs/gpu-idle-gaps.md"));
+  ExpectCodeScanningValid(args.output);
+  args.sarif_anchor = "docs/perf.rst";
+  r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::ifstream again(args.output);
+  sarif.assign((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(sarif, HasSubstr(R"("uri": "docs/perf.rst",)"));
+}
+
+// Without an anchor file under the source root the trace itself is the
+// location, still without a machine path.
+TEST(ReviewOutputs, SarifWithoutAnAnchorPointsAtTheTraceByName) {
   fs::path dir = FreshDir("sarif_nosource");
   WriteFile(dir / "traces" / "w.pt.trace.json", PythonStackTrace());
   fs::create_directories(dir / "empty");
@@ -176,13 +276,12 @@ TEST(ReviewOutputs, SarifWithoutAMatchingCheckoutPointsAtTheTrace) {
   args.path = (dir / "traces" / "w.pt.trace.json").string();
   args.format = "sarif";
   args.source_root = (dir / "empty").string();
-  args.docs_url = "https://docs.example.com/tracelint/";
   Result r = Analyze(args);
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("w.pt.trace.json\""));
-  EXPECT_THAT(r.out, HasSubstr("\"uri\": \"file:///"));
-  EXPECT_THAT(r.out, Not(HasSubstr("startLine")));
-  EXPECT_THAT(r.out, HasSubstr("https://docs.example.com/tracelint/rules/docs/gpu-idle-gaps.md"));
+  std::string results = r.out.substr(r.out.find("\"results\""));
+  EXPECT_THAT(results, Not(HasSubstr("file://")));
+  EXPECT_THAT(results, HasSubstr(R"("uri": "w.pt.trace.json",)"));
+  EXPECT_THAT(results, Not(HasSubstr("startLine")));
 }
 
 TEST(ReviewOutputs, SarifOfACorpusTraceValidates) {
@@ -202,7 +301,52 @@ TEST(ReviewOutputs, SarifOfACorpusTraceValidates) {
   std::string sarif((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_THAT(sarif, HasSubstr(R"("ruleId": ")"));
   EXPECT_THAT(sarif, HasSubstr(R"("partialFingerprints")"));
-  ExpectValid(SarifSchema(), args.output);
+  EXPECT_THAT(sarif.substr(sarif.find("\"results\"")), Not(HasSubstr("file://")));
+  ExpectCodeScanningValid(args.output);
+}
+
+// docs/design/contract.md, "Exit codes, added": every selected rule could
+// not judge and nothing was found is exit 5, not a green "No findings".
+TEST(ReviewOutputs, EveryRuleUnableToJudgeIsExitFive) {
+  fs::path dir = FreshDir("nothing_judged");
+  // No deviceProperties, and a kernel name without an architecture prefix
+  // (an "ampere_" one would prove compute capability 8.0 to
+  // tensor-cores-idle): Tensor Cores and grids cannot be judged.
+  Scenario s;
+  for (int k = 1; k <= 5; ++k) {
+    s.BeginStep(k).BeginOp("aten::mm").Kernel("gemm_f32_kernel", 5 * kNsPerMs).End();
+    s.Sync().EndStep();
+  }
+  absl::StatusOr<std::string> json = s.ToKinetoJson();
+  ASSERT_TRUE(json.ok()) << json.status();
+  WriteFile(dir / "w.pt.trace.json", *json);
+  AnalyzeArgs args;
+  args.path = (dir / "w.pt.trace.json").string();
+  args.engine.rules_glob = "-*,tensor-cores-idle,kernel-small-grids";
+  args.engine.rules_given = true;
+  Result r = Analyze(args);
+  EXPECT_EQ(r.code, kExitNotJudgeable) << r.err << r.out;
+  EXPECT_THAT(r.err, HasSubstr("nothing could be judged: every selected rule (kernel-small-grids, "
+                               "tensor-cores-idle) could not judge this run"));
+  // One rule that can judge (and finds nothing): a real "No findings".
+  args.engine.rules_glob = "-*,tensor-cores-idle,gpu-idle-gaps";
+  r = Analyze(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+}
+
+// A verdict naming a bound that no finding owns says why.
+TEST(ReviewOutputs, AVerdictWithoutItsFindingExplainsItself) {
+  AnalyzeArgs args = Example();
+  args.engine.rules_glob = "-*,host-side-ops";
+  args.engine.rules_given = true;
+  Result r = Analyze(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Verdict: input"));
+  EXPECT_THAT(r.out, HasSubstr("(no finding owns this bound: gpu-idle-gaps is not selected)"));
+  args.format = "markdown";
+  EXPECT_THAT(Analyze(args).out, HasSubstr("no finding owns this bound"));
+  // With the owner selected and firing: no note.
+  EXPECT_THAT(Analyze(Example()).out, Not(HasSubstr("no finding owns")));
 }
 
 TEST(ReviewOutputs, JsonRecordsProvenance) {

@@ -38,6 +38,7 @@ absl::StatusOr<AnalyzedRun> ListOnly(AnalyzedRun analyzed, const PipelineOptions
       ++analyzed.run.files_skipped;
       continue;
     }
+    facts->run_folder = file.run_folder;
     analyzed.file_facts.push_back(std::move(*facts));
   }
   if (analyzed.file_facts.empty() && !first_error.ok()) return first_error;
@@ -64,6 +65,9 @@ absl::StatusOr<AnalyzedRun> AnalyzeRunAt(const std::string& path, const RuleRegi
 Discovery AnalyzedRun::RunDiscovery(size_t index) const {
   Discovery d;
   d.notes = discovery.notes;
+  d.spans = discovery.spans;
+  d.span_choice = discovery.span_choice;
+  d.chosen_span = discovery.chosen_span;
   for (size_t i : grouping.runs.at(index).files) {
     for (const TraceFileRef& f : discovery.files) {
       if (f.path == file_facts[i].path) d.files.push_back(f);
@@ -78,6 +82,14 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
   AnalyzedRun analyzed;
   analyzed.discovery = std::move(discovery);
   if (options.parse_only) return ListOnly(std::move(analyzed), options);
+  if (analyzed.discovery.runs_to_pick) {
+    // Several TensorBoard runs and no --run: listed from each file's cheap
+    // facts, never parsed all for a refusal (or for batch, which analyses
+    // them one by one: RunDiscovery). Only one readable: that one.
+    absl::StatusOr<AnalyzedRun> listed = ListOnly(std::move(analyzed), options);
+    if (!listed.ok() || listed->several_runs() || listed->grouping.runs.empty()) return listed;
+    return AnalyzeDiscovered(listed->RunDiscovery(0), registry, rules, options);
+  }
 
   std::mutex mu;
   absl::flat_hash_map<const Timeline*, RankWork> work;
@@ -109,6 +121,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     if (release_events) {
       w.context->step_collectives();  // for Rule::CrossRankEvidence
       w.context->memory_usage();      // for the report's memory lines
+      w.context->roofline();          // for the report's roofline and verdict
       tl.ReleaseEvents();
     }
     std::lock_guard<std::mutex> lock(mu);

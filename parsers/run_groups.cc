@@ -94,6 +94,9 @@ absl::StatusOr<RunFileFacts> ReadRunFileFacts(const std::string& path,
 }
 
 std::optional<std::string> WhyNotOneRun(const RunFileFacts& a, const RunFileFacts& b) {
+  if (a.run_folder != b.run_folder) {
+    return fmt::format("different TensorBoard runs ({} and {})", a.run_folder, b.run_folder);
+  }
   if (Family(a.format) != Family(b.format)) {
     return fmt::format("a {} trace and an {} trace are never one run", Family(a.format),
                        Family(b.format));
@@ -182,8 +185,11 @@ std::string DescribeRuns(const std::vector<RunFileFacts>& files, const RunGroupi
     const RunFileFacts& first = files[g.files[0]];
     std::string what = first.framework.empty() ? std::string(Family(first.format))
                                                : first.framework;
-    out += fmt::format("run {}: started {}, {} {}, {}\n", r + 1, FormatStartTime(g.start_ns),
-                       g.files.size(), g.files.size() == 1 ? "file" : "files", what);
+    std::string folder =
+        first.run_folder.empty() ? "" : fmt::format(" (--run {})", first.run_folder);
+    out += fmt::format("run {}{}: started {}, {} {}, {}\n", r + 1, folder,
+                       FormatStartTime(g.start_ns), g.files.size(),
+                       g.files.size() == 1 ? "file" : "files", what);
     for (size_t i : g.files) out += fmt::format("  {}\n", FileLabel(files[i]));
   }
   return out;

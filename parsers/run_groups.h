@@ -31,6 +31,9 @@ struct RunFileFacts {
   TimeNs end_ns = 0;
   // What could not be read cheaply (ReadRunFileFacts), shown by --list.
   std::string note;
+  // The TensorBoard run folder (TraceFileRef::run_folder): files of
+  // different run folders are different runs, whatever else they share.
+  std::string run_folder;
 };
 
 RunFileFacts FactsOf(const Timeline& timeline);

@@ -15,6 +15,7 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CorpusDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -236,11 +237,6 @@ TEST(RunGroupsFiles, LargePlainJsonIsReadFromItsHeadAndTail) {
   ASSERT_EQ(stamp->metadata.devices.size(), 1u);
   EXPECT_EQ(stamp->metadata.devices[0].name, "NVIDIA H100 80GB HBM3");
   EXPECT_NEAR(static_cast<double>(stamp->first_event_ns), 1419116104507840.0, 1000.0);
-}
-
-fs::path CorpusDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
 }
 
 TEST(RunGroupsCorpus, HtaSampledRankPairIsOneRun) {

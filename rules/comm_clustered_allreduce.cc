@@ -16,6 +16,7 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
+#include "rules/idle_findings.h"
 #include "rules/comm_late_rank.h"
 #include "rules/launch_context.h"
 
@@ -467,20 +468,29 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.title = tail_fires
                 ? fmt::format("{} of collective time runs after backward; {} per step recoverable",
                               Percent(d->tail_share()), FormatDurationNs(f.recoverable_ns_per_step))
-                : fmt::format("Exposed communication takes {} of the step",
-                              Percent(exposed_share));
+                : Percent(exposed_share) == Percent(f.recoverable_share)
+                    ? fmt::format("Exposed communication takes {} of the step",
+                                  Percent(exposed_share))
+                    // One finding, one number: when the exposed share (the
+                    // worst device's) and the recoverable share differ, the
+                    // title names both as what they are.
+                    : fmt::format("Exposed communication takes {} of the step on device {}; up to "
+                                  "{} of the step is recoverable",
+                                  Percent(exposed_share), d->device,
+                                  Percent(f.recoverable_share));
   if (tail_fires) {
     f.message = fmt::format(
         "On device {}, {} collectives per step ({} of the collective time) start after the "
         "last backward compute kernel, when nothing is left to overlap them{}. Bucketing would "
         "hide all but the last bucket: {} per step of the tail could overlap backward, {} "
         "cannot. ",
-        d->device, fmt::format("{:.1f}", SafeShare(d->tail_count, d->steps_with_backward)),
+        d->device, rules_internal::CountPerStep(SafeShare(d->tail_count, d->steps_with_backward)),
         Percent(d->tail_share()),
         d->tail_manual_count > 0
-            ? fmt::format("; {:.1f} per step were launched outside backward (a manual "
+            ? fmt::format("; {} per step were launched outside backward (a manual "
                           "all_reduce after backward()?)",
-                          SafeShare(d->tail_manual_count, d->steps_with_backward))
+                          rules_internal::CountPerStep(
+                              SafeShare(d->tail_manual_count, d->steps_with_backward)))
             : std::string(),
         FormatDurationNs(d->hideable_tail_ns / n), FormatDurationNs(d->unhideable_tail_ns / n));
   } else {
@@ -494,6 +504,13 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
       Percent(exposed_share), AcceleratorName(ctx.timeline().metadata()),
       Percent(SafeShare(d->wait_ns, step_total_ns)));
   f.message += tail_caveat;
+  if (Percent(exposed_share) != Percent(f.recoverable_share)) {
+    f.message += fmt::format(
+        "Recoverable: {} of the step ({} per step): the tail bucketing can hide, the exposed "
+        "time outside the tail and the waits on collectives{}. ",
+        Percent(f.recoverable_share), FormatDurationNs(f.recoverable_ns_per_step),
+        d->exposed_beyond_compute_ns > 0 ? ", not the uncovered part named below" : "");
+  }
   if (device_count > 1) {
     f.message += fmt::format(
         "The saving is averaged over the rank's {} devices, as the idle findings are. ",

@@ -218,6 +218,8 @@ TEST(CommClusteredAllreduceTest, ExposedShareJustAboveThresholdFires) {
   std::optional<Finding> f = Only(RunOn(rule, tl, Options(rule)));
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->cause, "exposed_communication");
+  // One finding, one number: the share the title gives is the recoverable one.
+  EXPECT_THAT(f->title, HasSubstr(fmt::format("{:.1f}%", 100 * f->recoverable_share))) << f->title;
   EXPECT_GE(f->evidence[1].value, 0.05);
   EXPECT_LT(f->evidence[1].value, 0.06);
   ExpectWithin(f->recoverable_ns_per_step, 1.2 * kNsPerMs, 0.05, "exposed communication");
@@ -254,6 +256,14 @@ TEST(CommClusteredAllreduceTest, WithoutCorrelationTheTailIsNotGuessed) {
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->cause, "exposed_communication");
   EXPECT_THAT(f->message, HasSubstr("could not be judged"));
+  // The exposed share (the worst device's) and the recoverable share differ
+  // here: the title names both as what they are, and so does the message.
+  const std::string recoverable = fmt::format("{:.1f}%", 100 * f->recoverable_share);
+  EXPECT_THAT(f->title, HasSubstr(recoverable)) << f->title;
+  if (f->title.find("recoverable") != std::string::npos) {
+    EXPECT_THAT(f->title, HasSubstr("of the step is recoverable"));
+    EXPECT_THAT(f->message, HasSubstr("Recoverable: " + recoverable + " of the step"));
+  }
   // With the exposed check off, the rule says it could not judge.
   RuleOutcome tail_only = RunOn(rule, tl, Options(rule, {{"MinExposedShare", 1.0}}));
   EXPECT_FALSE(tail_only.applicable);

@@ -62,8 +62,33 @@ TEST(GpuIdleGapsTest, FiresOnDataLoaderStarvation) {
   EXPECT_GT(f->location.end_ns, f->location.start_ns);
   // Sync-charged idle belongs to host-side-ops: never claimed here.
   EXPECT_EQ(FindCause(out, "sync_call"), nullptr);
-  EXPECT_THAT(f->message,
-              HasSubstr(" at step 1 in enumerate(DataLoader)#_SingleProcessDataLoaderIter"));
+  // Every step's stall is in the same op: one line for them, not five.
+  EXPECT_THAT(f->message, ::testing::ContainsRegex(
+                              "Worst gaps: [0-9]+ gaps of [0-9.]+( ms|-[0-9.]+ ms) in "
+                              "enumerate\\(DataLoader\\)#_SingleProcessDataLoaderIter.__next__, "
+                              "steps 1-[0-9]+\\."))
+      << f->message;
+}
+
+// Worst gaps list distinct places: gaps in the same op are one entry with
+// their count, size and steps; another op is its own entry.
+TEST(GpuIdleGapsTest, WorstGapsAreGroupedByPlace) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 5; ++k) {
+    s.BeginStep(k).DataLoaderNext(12 * kNsPerMs);
+    s.OpKernels("aten::mm", "ampere_bf16_s16816gemm_bf16_128x128", 10, kNsPerMs, 10 * kNsPerUs);
+    s.Sync().EndStep();
+  }
+  GpuIdleGapsRule rule;
+  RuleOutcome out = RunRule(rule, s);
+  const Finding* loader = FindCause(out, "data_loader");
+  ASSERT_NE(loader, nullptr);
+  EXPECT_THAT(loader->message,
+              ::testing::ContainsRegex(
+                  "Worst gaps: 5 gaps of 1[12]\\.[0-9]+( ms|-1[12]\\.[0-9]+ ms) in "
+                  "enumerate\\(DataLoader\\)#_SingleProcessDataLoaderIter.__next__, steps 1-5\\."))
+      << loader->message;
 }
 
 // Without step markers the worst gaps name no step ("at step window" read
@@ -81,8 +106,12 @@ TEST(GpuIdleGapsTest, WorstGapsOfAWindowNameNoStep) {
   RuleOutcome out = RunRule(rule, s);
   const Finding* loader = FindCause(out, "data_loader");
   ASSERT_NE(loader, nullptr);
-  EXPECT_THAT(loader->message, HasSubstr("Worst gaps: 5.0"));
-  EXPECT_THAT(loader->message, Not(HasSubstr("at step")));
+  EXPECT_THAT(loader->message, HasSubstr("Worst gaps: 4 gaps of 5.0"));
+  // The worst-gaps sentence names no step (the window is not one).
+  size_t worst = loader->message.find("Worst gaps:");
+  ASSERT_NE(worst, std::string::npos);
+  std::string gaps = loader->message.substr(worst, loader->message.find(". ", worst) - worst);
+  EXPECT_THAT(gaps, Not(HasSubstr("step"))) << gaps;
 }
 
 // A worst gap with nothing on the host says so in words.
@@ -98,6 +127,8 @@ TEST(GpuIdleGapsTest, AGapWithNoHostEventSaysSo) {
   RuleOutcome out = RunRule(rule, s);
   const Finding* silent = FindCause(out, "host_silent");
   ASSERT_NE(silent, nullptr);
+  // Only step 1's gap has nothing on the host (the later ones follow the
+  // sync): one gap, named with its step.
   EXPECT_THAT(silent->message, HasSubstr(" at step 1 with no host event"));
   EXPECT_THAT(silent->message, Not(HasSubstr("(no host event)")));
 }

@@ -221,8 +221,9 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   };
   auto add_round_trips = [&](Finding& f) {
     if (trips.count == 0) return;
-    f.evidence.push_back({fmt::format("{:.1f} D2H -> host -> H2D round trips per step, e.g. {}",
-                                      trips.count / steps_n, trips.example),
+    f.evidence.push_back({fmt::format("{} D2H -> host -> H2D round trips per step, e.g. {}",
+                                      rules_internal::CountPerStep(trips.count / steps_n),
+                                      trips.example),
                           trips.count / steps_n, 0, "count"});
   };
 
@@ -242,14 +243,17 @@ RuleOutcome HostSideOpsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     }
     f.title = fmt::format("Synchronizing calls inside the step leave the {} idle {}", accel,
                           ShareText(sync.share));
+    const std::string calls =
+        rules_internal::CountPerStep(SafeShare(static_cast<double>(syncs.total), steps_n));
+    const std::string_view plural = calls == "1" ? "" : "s";
     f.message = fmt::format(
-        "{0:.1f} synchronizing calls per step ({1}) make the host wait for the {2}, so the {2} "
+        "{0} synchronizing call{5} per step ({1}) make{6} the host wait for the {2}, so the {2} "
         "then waits for the host to queue the next work: {3} per step.{4}",
-        SafeShare(static_cast<double>(syncs.total), steps_n), names, accel,
-        FormatDurationNs(sync.per_step_ns), rules_internal::StepCaveat(steps));
+        calls, names, accel,
+        FormatDurationNs(sync.per_step_ns), rules_internal::StepCaveat(steps), plural,
+        plural.empty() ? "s" : "");
     base_evidence(f, sync);
-    f.evidence.push_back({fmt::format("{:.1f} synchronizing calls per step",
-                                      SafeShare(static_cast<double>(syncs.total), steps_n)),
+    f.evidence.push_back({fmt::format("{} synchronizing call{} per step", calls, plural),
                           SafeShare(static_cast<double>(syncs.total), steps_n), 0, "count"});
     add_round_trips(f);
     f.location = rules_internal::LocateIdle(tl, steps, sync);

@@ -39,6 +39,11 @@ TEST(HostSideOpsTest, FiresOnItemInLoopWithBothCauses) {
   ASSERT_FALSE(sync->location.top_items.empty());
   EXPECT_EQ(sync->location.top_items[0].name, "aten::item");
   EXPECT_THAT(sync->message, HasSubstr("aten::item x6"));
+  // A count is a whole number when it is one: "1 synchronizing call per
+  // step", never "1.0".
+  EXPECT_THAT(sync->message, ::testing::ContainsRegex("^[0-9]+ synchronizing calls? per step"))
+      << sync->message;
+  EXPECT_THAT(sync->message, ::testing::Not(HasSubstr(".0 synchronizing")));
   EXPECT_THAT(sync->fix, HasSubstr(".item()"));
   const Finding* host = FindCause(out, "host_side_op");
   ASSERT_NE(host, nullptr);

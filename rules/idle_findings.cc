@@ -1,6 +1,7 @@
 #include "rules/idle_findings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -22,6 +23,12 @@ IdleScope ScopeOf(const StepSet& steps, size_t device_count) {
   for (const Step& s : steps.steps) scope.step_ns.push_back(s.duration_ns());
   if (scope.steps > 0) scope.mean_step_ns = steps.TotalNs() / static_cast<TimeNs>(scope.steps);
   return scope;
+}
+
+std::string CountPerStep(double count) {
+  double whole = std::round(count);
+  if (std::fabs(count - whole) < 0.05) return fmt::format("{:.0f}", whole);
+  return fmt::format("{:.1f}", count);
 }
 
 std::string ShareText(double share) { return fmt::format("{:.1f}% of step", share * 100); }
@@ -90,6 +97,32 @@ CauseSummary SummarizeIdle(const Timeline& tl, const IdleAttribution& idle,
             [](const GapSummary& a, const GapSummary& b) {
               return a.cause_ns != b.cause_ns ? a.cause_ns > b.cause_ns : a.start_ns < b.start_ns;
             });
+  // Groups by place over every gap, in the order of their worst gap.
+  std::map<std::string, size_t> group_of;
+  for (const GapSummary& g : out.worst_gaps) {
+    std::string place = g.host_op == kNoIndex ? std::string(kNoHostEvent)
+                                              : std::string(tl.str(tl.slices().name[g.host_op]));
+    auto [it, fresh] = group_of.emplace(place, out.gap_groups.size());
+    if (fresh) {
+      GapGroup& group = out.gap_groups.emplace_back();
+      group.host_op = g.host_op;
+      group.min_ns = g.cause_ns;
+    }
+    GapGroup& group = out.gap_groups[it->second];
+    ++group.count;
+    group.total_ns += g.cause_ns;
+    group.min_ns = std::min(group.min_ns, g.cause_ns);
+    group.max_ns = std::max(group.max_ns, g.cause_ns);
+    if (g.step_index >= 0) group.step_indices.push_back(g.step_index);
+  }
+  for (GapGroup& group : out.gap_groups) {
+    std::sort(group.step_indices.begin(), group.step_indices.end());
+    group.step_indices.erase(std::unique(group.step_indices.begin(), group.step_indices.end()),
+                             group.step_indices.end());
+  }
+  std::stable_sort(out.gap_groups.begin(), out.gap_groups.end(),
+                   [](const GapGroup& a, const GapGroup& b) { return a.total_ns > b.total_ns; });
+  if (out.gap_groups.size() > top_n) out.gap_groups.resize(top_n);
   if (out.worst_gaps.size() > top_n) out.worst_gaps.resize(top_n);
   for (TopItem& item : out.top_ops) {
     item.detail = fmt::format("{} per step",

@@ -27,6 +27,17 @@ struct GapSummary {
   SliceId host_op = kNoIndex;  // host op holding the most of it
 };
 
+// The gaps of one place (the host op holding most of each gap, by name; or
+// no host event): five gaps in the same op are one line of a message.
+struct GapGroup {
+  SliceId host_op = kNoIndex;  // the first gap's op (names the group)
+  int64_t count = 0;
+  TimeNs total_ns = 0;
+  TimeNs min_ns = 0;
+  TimeNs max_ns = 0;
+  std::vector<int> step_indices;  // ascending, distinct; -1 entries dropped
+};
+
 struct CauseSummary {
   TimeNs total_ns = 0;          // over analysed steps and devices
   TimeNs per_step_ns = 0;       // mean per step and device, at most the mean step
@@ -36,6 +47,8 @@ struct CauseSummary {
   double share = 0;             // of the mean step, 0..1
   std::vector<TopItem> top_ops; // host ops the idle fell in, largest first
   std::vector<GapSummary> worst_gaps;  // largest first
+  // Every gap grouped by place, largest total first, at most top_n groups.
+  std::vector<GapGroup> gap_groups;
   int64_t pieces = 0;
 };
 
@@ -46,6 +59,10 @@ struct IdleScope {
   std::vector<TimeNs> step_ns;  // duration of each step, in StepSet order
 };
 IdleScope ScopeOf(const StepSet& steps, size_t device_count);
+
+// A count per step as a count reads: "2" when it is whole, "1.5" when not
+// (never "2.0 synchronizing calls per step").
+std::string CountPerStep(double count);
 
 // Summarises the pieces for which `keep` is true. top_n bounds the lists.
 // `op_of` names the host op a piece is charged to (default: its host_slice).

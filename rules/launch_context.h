@@ -146,11 +146,18 @@ inline double SafeShare(double part, double whole) {
 
 inline std::string Percent(double share) { return fmt::format("{:.1f}%", share * 100); }
 
+// Numeric thread ids above this are pthread handles (140234567890123), not
+// the small ids a reader can match; a named thread goes by its name then.
+inline constexpr int64_t kReadableThreadIdMax = 9'999'999;
+
 // "thread 1102"; a thread a trace names by a string ("ThreadId(1)") has a
-// hashed, negative tid, and goes by its name instead.
+// hashed, negative tid, and goes by its name instead, as does one whose id
+// is a huge number when the trace names it ("pt_main_thread").
 inline std::string HostThreadName(const Timeline& tl, SliceId s) {
   const Track& t = tl.tracks()[tl.slices().track[s]];
-  if (t.tid < 0 && t.name != kEmptyStringId) return std::string(tl.str(t.name));
+  if ((t.tid < 0 || t.tid > kReadableThreadIdMax) && t.name != kEmptyStringId) {
+    return std::string(tl.str(t.name));
+  }
   return fmt::format("thread {}", t.tid);
 }
 

@@ -15,6 +15,7 @@
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/kernel_classify.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
 #include "fmt/format.h"
@@ -110,6 +111,11 @@ struct Group {
 struct DeviceTc {
   int device = -1;
   const DeviceInfo* info = nullptr;
+  // No device properties: the compute capability is the floor the kernel
+  // names prove (token), exact only for Hopper/Blackwell prefixes.
+  bool arch_from_names = false;
+  bool arch_exact = false;
+  std::string arch_token;
   TimeNs busy_ns = 0;        // |kernels| in steps
   TimeNs candidate_ns = 0;   // |GEMM/conv/attention judged| in steps
   TimeNs tc_ns = 0;          // ... on Tensor Cores
@@ -123,14 +129,22 @@ struct DeviceTc {
   SliceId worst = kNoIndex;
 };
 
-DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const DeviceInfo* info) {
+DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const DeviceInfo* info,
+                       const ArchitectureHint* arch = nullptr) {
   const Timeline& tl = ctx.timeline();
   const StepSet& steps = ctx.steps();
   const SliceColumns& c = tl.slices();
   DeviceTc out;
   out.device = da.device;
   out.info = info;
+  if (arch != nullptr) {
+    out.arch_from_names = true;
+    out.arch_exact = arch->exact;
+    out.arch_token = arch->token;
+  }
   const bool has_tf32 = info->compute_major >= 8;
+  // A floor below Ampere from kernel names does not prove the GPU lacks TF32.
+  const bool tf32_known = has_tf32 || arch == nullptr || arch->exact;
   std::vector<Interval> tc, non_tc, unjudged, unjudged_no_op, unjudged_fp32, fp64;
   absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> classified;
   absl::flat_hash_map<StringId, std::string> dtype_by_input_type;
@@ -171,7 +185,8 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
       }
       TensorCoreUse tc_use = kc.tc;
       // Without TF32 (before Ampere) an fp32 op cannot reach Tensor Cores.
-      if (tc_use == TensorCoreUse::kUnknown && dclass == DtypeClass::kFp32 && !has_tf32) {
+      if (tc_use == TensorCoreUse::kUnknown && dclass == DtypeClass::kFp32 && !has_tf32 &&
+          tf32_known) {
         tc_use = TensorCoreUse::kNo;
       }
       if (tc_use == TensorCoreUse::kUnknown) {
@@ -320,9 +335,28 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   std::vector<DeviceTc> measured;
   const StepSet& steps = ctx.steps();
   std::vector<int> matrix_devices;  // AMD Matrix Cores, MTIA
+  // Devices without properties described by their kernels' names (issue of
+  // traces without deviceProperties): stable storage for their DeviceInfo.
+  std::vector<DeviceInfo> inferred;
+  inferred.reserve(devices.size());
   for (const DeviceActivity& da : devices) {
     if (da.kernel_count == 0) continue;
     std::string reason = CannotJudge(tl, da.device);
+    const DeviceInfo* info = tl.metadata().FindDevice(da.device);
+    if (!reason.empty() && AcceleratorName(tl.metadata()) == "GPU" &&
+        (info == nullptr || !info->has_tensor_cores_known())) {
+      const ArchitectureHint& arch = ctx.roofline().work.architecture;
+      if (arch.compute_major >= 7) {
+        DeviceInfo d = info != nullptr ? *info : DeviceInfo();
+        d.id = da.device;
+        d.vendor = "NVIDIA";  // the prefixes are cuBLAS/cuDNN/CUTLASS's
+        d.compute_major = arch.compute_major;
+        d.compute_minor = arch.compute_minor;
+        inferred.push_back(std::move(d));
+        measured.push_back(MeasureDevice(ctx, da, &inferred.back(), &arch));
+        continue;
+      }
+    }
     if (!reason.empty()) {
       if (rules_internal::HasMatrixUnitsToJudge(tl, da.device)) {
         matrix_devices.push_back(da.device);
@@ -330,7 +364,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
       reasons.push_back(std::move(reason));
       continue;
     }
-    measured.push_back(MeasureDevice(ctx, da, tl.metadata().FindDevice(da.device)));
+    measured.push_back(MeasureDevice(ctx, da, info));
   }
   if (measured.empty() && !matrix_devices.empty()) {
     return rules_internal::CheckMatrixUnits(ctx, options, matrix_devices,
@@ -397,10 +431,13 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   // Without the op dtype the verdict rests on kernel names alone.
   f.confidence = dominant == DtypeGroup::kUnknown ? Confidence::kInferred : Confidence::kModelled;
   const DeviceInfo& info = *d->info;
+  const std::string floor =
+      d->arch_from_names ? fmt::format(" {}from kernel names", d->arch_exact ? "" : "or newer, ")
+                         : std::string();
   f.title = fmt::format(
-      "{} of GPU busy time is GEMM/conv/attention without Tensor Cores ({}, {} sm_{}{})",
+      "{} of GPU busy time is GEMM/conv/attention without Tensor Cores ({}, {} sm_{}{}{})",
       Percent(share), info.name.empty() ? fmt::format("device {}", d->device) : info.name,
-      Generation(info), info.compute_major, info.compute_minor);
+      Generation(info), info.compute_major, info.compute_minor, floor);
   f.message = fmt::format(
       "On device {}, GEMM/convolution/attention kernels run {} per step, {} of it on Tensor "
       "Cores and {} on CUDA cores. Assuming Tensor Cores make them {:g}x faster (a modelled "
@@ -434,8 +471,14 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
                                     Percent(SafeShare(d->candidate_ns, d->busy_ns)),
                                     Percent(SafeShare(d->tc_ns, d->candidate_ns))),
                         SafeShare(d->tc_ns, d->candidate_ns), 0, "share"});
-  f.evidence.push_back({fmt::format("Compute capability {}.{} ({})", info.compute_major,
-                                    info.compute_minor, Generation(info)),
+  f.evidence.push_back({fmt::format("Compute capability {}{}.{} ({}){}",
+                                    d->arch_from_names && !d->arch_exact ? ">= " : "",
+                                    info.compute_major, info.compute_minor, Generation(info),
+                                    d->arch_from_names
+                                        ? fmt::format(", from the kernel names ({}); the trace "
+                                                      "has no device properties",
+                                                      d->arch_token)
+                                        : std::string()),
                         info.compute_major + info.compute_minor / 10.0, 7.0, "count"});
   f.evidence.push_back({fmt::format("Assumed Tensor Core speed-up {:g}x", speedup), speedup, 0,
                         "factor"});

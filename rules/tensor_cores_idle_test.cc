@@ -349,10 +349,34 @@ TEST(TensorCoresIdleTest, PreVoltaGpuIsNotJudged) {
   EXPECT_THAT(outcome.not_judged_reason, HasSubstr("has no Tensor Cores"));
 }
 
-TEST(TensorCoresIdleTest, DeviceWithoutPropertiesIsNotJudged) {
+// Without deviceProperties the kernel names still prove an architecture
+// (cuBLAS's ampere_ prefix: compute capability 8.0 or newer): judged on it.
+TEST(TensorCoresIdleTest, DeviceWithoutPropertiesIsJudgedByItsKernelNames) {
   Scenario s;  // no deviceProperties
   s.BeginStep(0);
   Gemms(s, 2, kFp32Gemm, Fp32Addmm(), 4 * kNsPerMs);
+  s.Sync().EndStep();
+  Timeline tl = Build(s);
+  TensorCoresIdleRule rule;
+  RuleOutcome outcome = RunOn(rule, tl, Options(rule));
+  ASSERT_TRUE(outcome.applicable) << outcome.not_judged_reason;
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  const Finding& f = outcome.findings.front();
+  EXPECT_EQ(f.cause, "fp32_no_tensor_cores");
+  EXPECT_THAT(f.title, HasSubstr("device 0, Ampere sm_80 or newer, from kernel names"));
+  bool evidence = false;
+  for (const Evidence& e : f.evidence) {
+    evidence |= e.text.find("Compute capability >= 8.0 (Ampere), from the kernel names "
+                            "(ampere_)") != std::string::npos;
+  }
+  EXPECT_TRUE(evidence);
+}
+
+// Names with no architecture prefix: the compute capability stays unknown.
+TEST(TensorCoresIdleTest, DeviceWithoutPropertiesOrPrefixIsNotJudged) {
+  Scenario s;  // no deviceProperties
+  s.BeginStep(0);
+  Gemms(s, 2, "gemm_kernel_fp32", Fp32Addmm(), 4 * kNsPerMs);
   s.Sync().EndStep();
   Timeline tl = Build(s);
   TensorCoresIdleRule rule;

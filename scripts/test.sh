@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds everything and runs every test (what CI runs):
 #  1. the release build (build/) and its ctest suite;
-#  2. the sanitizer stage: a clang-14 build with ASan + UBSan, neither
+#  2. the release stage: scripts/release.sh builds the fully static binary and
+#     the wheel once into dist/, then tests/release/release_test.sh checks
+#     them as a user gets them (an empty chroot, the wheel in a fresh venv,
+#     the Python API, a notebook under Jupyter, the MCP TypeScript SDK);
+#  3. the sanitizer stage: a clang-14 build with ASan + UBSan, neither
 #     recoverable, and libFuzzer coverage (build-sanitize/), its ctest suite,
 #     then each fuzz target for TRACELINT_FUZZ_SECONDS (default 30) seconds.
-# TRACELINT_SANITIZE_STAGE=0 skips stage 2 (a quick local run).
+# TRACELINT_RELEASE_STAGE=0 skips stage 2, TRACELINT_SANITIZE_STAGE=0 stage 3
+# (a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 scripts/setup.sh --test
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+if [[ "${TRACELINT_RELEASE_STAGE:-1}" != 0 ]]; then
+  release_start_s=$(date +%s)
+  scripts/release.sh
+  tests/release/release_test.sh dist build
+  echo "test: release stage took $(($(date +%s) - release_start_s)) s"
+else
+  echo "test: release stage skipped (TRACELINT_RELEASE_STAGE=0)"
+fi
 
 if [[ "${TRACELINT_SANITIZE_STAGE:-1}" == 0 ]]; then
   echo "test: sanitizer stage skipped (TRACELINT_SANITIZE_STAGE=0)"

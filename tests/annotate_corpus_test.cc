@@ -16,16 +16,13 @@
 #include "gtest/gtest.h"
 #include "parsers/format_registry.h"
 #include "simdjson.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path CorpusDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
-}
+using testing::CorpusDir;
 
 struct Counts {
   int64_t tracelint_slices = 0;

@@ -17,16 +17,13 @@
 #include "gtest/gtest.h"
 #include "parsers/format_registry.h"
 #include "rules/all_rules.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path CorpusDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
-}
+using testing::CorpusDir;
 
 struct Analysed {
   std::unique_ptr<Timeline> timeline;

@@ -42,15 +42,11 @@ namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CorpusDir;
 using testing::ReadFile;
 
 constexpr int kCutsPerTrace = 50;
 constexpr int kCompressedCuts = 10;  // of a .gz trace's 50: in the gzip stream itself
-
-fs::path CorpusDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
-}
 
 std::string Gunzip(const std::string& gz) {
   std::string out;

@@ -11,16 +11,13 @@
 #include "analyzer/analysis/hta_breakdown.h"
 #include "gtest/gtest.h"
 #include "parsers/format_registry.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path CorpusDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  return fs::path(root ? root : ".") / ".." / "shared" / "corpus";
-}
+using testing::CorpusDir;
 
 struct HtaCase {
   const char* path;

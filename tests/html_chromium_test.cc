@@ -6,6 +6,7 @@
 // directory. Without Chromium the tests skip with the reason, except under
 // CI=true, where they fail (docs/design/contract.md, "Dependencies: build vs test").
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <unistd.h>
 #include <string>
+#include <vector>
 
 #include "cli/analyze_command.h"
 #include "cli/diff_command.h"
@@ -24,11 +26,13 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CorpusDir;
 
 fs::path SourceDir() {
   const char* root = std::getenv("TRACELINT_SOURCE_DIR");
@@ -38,8 +42,6 @@ fs::path BinaryDir() {
   const char* dir = std::getenv("TRACELINT_BINARY_DIR");
   return dir ? fs::path(dir) : fs::path(::testing::TempDir());
 }
-fs::path CorpusDir() { return SourceDir() / ".." / "shared" / "corpus"; }
-
 bool InCi() {
   const char* ci = std::getenv("CI");
   return ci != nullptr && std::string(ci) == "true";
@@ -105,6 +107,12 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
   r.memory_r1=box('#memory-0-r1');
   r.memory_lines=document.querySelectorAll('svg[id^="memory-"] polyline').length;
   r.timeline_rects=document.querySelectorAll('#timeline rect').length;
+  r.families=box('#families');
+  r.family_rects=document.querySelectorAll('#families rect').length;
+  r.roofline=box('#roofline');
+  r.roofline_points=document.querySelectorAll('#roofline circle').length;
+  r.roofline_roofs=document.querySelectorAll('#roofline polyline').length;
+  r.roofline_rows=document.querySelectorAll('table.roofline tr').length;
   r.kernels_rows=document.querySelectorAll('table.kernels tr').length;
   r.shift=box('#shift');
   r.steps_base=box('#steps-base');
@@ -124,6 +132,33 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
   r.metrics_diff_rows=document.querySelectorAll('table.metrics-diff tr').length;
   r.findings_diff_rows=document.querySelectorAll('table.findings-diff tr').length;
   r.images=document.querySelectorAll('img').length;
+  // The Ranks chart's legend entries (the "\u25a0 name" texts) as painted.
+  r.rank_legend_fills=[];
+  document.querySelectorAll('svg#ranks text').forEach(function(t){
+    if(t.textContent.charAt(0)==='\u25a0')r.rank_legend_fills.push(getComputedStyle(t).fill);});
+  // Words (4 to 30 characters) a line break cut in two: "host_sil ent".
+  r.broken_words=[];
+  var walker=document.createTreeWalker(document.body,NodeFilter.SHOW_TEXT);
+  for(var n=walker.nextNode();n;n=walker.nextNode()){
+    if(n.parentNode.closest('svg,pre,script,style,#tl-check'))continue;
+    var re=/\S+/g,m;
+    while((m=re.exec(n.textContent))){
+      if(m[0].length<4||m[0].length>30)continue;
+      var rg=document.createRange();rg.setStart(n,m.index);rg.setEnd(n,m.index+m[0].length);
+      var tops={},k=0,rs=rg.getClientRects();
+      for(var i=0;i<rs.length;i++){if(rs[i].width>0&&!tops[Math.round(rs[i].top)]){
+        tops[Math.round(rs[i].top)]=1;k++;}}
+      if(k>1&&r.broken_words.length<20)r.broken_words.push(m[0]);}}
+  // The smallest chart label as rendered (font size x the chart's scale).
+  r.min_chart_font_px=1000;
+  document.querySelectorAll('svg.chart').forEach(function(svg){
+    var vb=svg.viewBox.baseVal;if(!vb||!vb.width)return;
+    var scale=svg.getBoundingClientRect().width/vb.width;if(!scale)return;
+    svg.querySelectorAll('text').forEach(function(t){
+      var px=parseFloat(getComputedStyle(t).fontSize)*scale;
+      if(px<r.min_chart_font_px)r.min_chart_font_px=px;});});
+  r.scroll_width=document.documentElement.scrollWidth;
+  r.window_width=window.innerWidth;
   r.title=document.title;
   r.text=document.body.textContent;
   var pre=document.createElement('pre');pre.id='tl-check';
@@ -134,7 +169,7 @@ constexpr char kCheckScript[] = R"js(<script>(function(){
 // JSON text (empty when Chromium produced none), plus a screenshot and,
 // with `pdf`, the page printed to PDF (the print stylesheet).
 std::string RenderAndCheck(const std::string& chromium, const std::string& html,
-                           const std::string& name, bool pdf = false) {
+                           const std::string& name, bool pdf = false, int width = 1280) {
   fs::path dir = BinaryDir() / "html_report";
   fs::create_directories(dir);
   fs::path page = dir / (name + ".html");
@@ -148,11 +183,11 @@ std::string RenderAndCheck(const std::string& chromium, const std::string& html,
   std::ofstream(checked_page, std::ios::binary) << checked;
 
   std::string base = ChromiumCommand(chromium, dir / (name + ".profile"));
-  std::string dom = Run(base + fmt::format("--virtual-time-budget=5000 --dump-dom 'file://{}' "
-                                           "2>/dev/null",
-                                           fs::absolute(checked_page).string()));
-  Run(base + fmt::format("--window-size=1280,3200 --screenshot='{}' 'file://{}' >/dev/null 2>&1",
-                         (dir / (name + ".png")).string(), fs::absolute(page).string()));
+  std::string dom = Run(base + fmt::format("--window-size={},3200 --virtual-time-budget=5000 "
+                                           "--dump-dom 'file://{}' 2>/dev/null",
+                                           width, fs::absolute(checked_page).string()));
+  Run(base + fmt::format("--window-size={},3200 --screenshot='{}' 'file://{}' >/dev/null 2>&1",
+                         width, (dir / (name + ".png")).string(), fs::absolute(page).string()));
   if (pdf) {
     Run(base + fmt::format("--no-pdf-header-footer --print-to-pdf='{}' 'file://{}' "
                            ">/dev/null 2>&1",
@@ -210,6 +245,43 @@ TEST(HtmlChromium, CorpusTracePageRendersFindingsChartsAndTimeline) {
   in.read(magic.data(), 5);
   EXPECT_EQ(magic, "%PDF-");
   EXPECT_GT(fs::file_size(pdf), 20u * 1024);
+}
+
+// A trace with recorded shapes on a device of the peak table: the family
+// table, the stacked bar of device time per family and the log-log roofline
+// of the top ops render (docs/roofline.md).
+TEST(HtmlChromium, CorpusPageShowsKernelFamiliesAndTheRoofline) {
+  fs::path trace = CorpusDir() / "AMD-AGI__TraceLens/tests/traces/h100/"
+                                 "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+  if (!fs::exists(trace)) GTEST_SKIP() << "corpus not found at " << CorpusDir();
+  REQUIRE_CHROMIUM(chromium);
+  AnalyzeArgs args;
+  args.path = trace.string();
+  args.format = "html";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAnalyze(args, out, err), kExitOk) << err.str();
+  std::string json = RenderAndCheck(*chromium, out.str(), "qwen_roofline");
+  ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+  simdjson::dom::parser parser;
+  simdjson::dom::element r;
+  ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << simdjson::minify(r["errors"]);
+  EXPECT_EQ(r["duplicate_ids"].get_array().size(), 0u) << simdjson::minify(r["duplicate_ids"]);
+  for (const char* box : {"families", "roofline"}) {
+    simdjson::dom::array wh = r[box].get_array();
+    EXPECT_GT(wh.at(0).get_int64().value(), 100) << box;
+    EXPECT_GT(wh.at(1).get_int64().value(), 100) << box;
+  }
+  // One bar (one step) stacked from the families with device time.
+  EXPECT_GE(r["family_rects"].get_int64().value(), 6);
+  // The GEMMs, the attention and the pointwise ops under the bf16 roof.
+  EXPECT_GE(r["roofline_points"].get_int64().value(), 8);
+  EXPECT_GE(r["roofline_roofs"].get_int64().value(), 1);
+  EXPECT_GE(r["roofline_rows"].get_int64().value(), 7);  // header + families
+  std::string_view text = r["text"].get_string();
+  EXPECT_NE(text.find("Where the device time goes"), std::string_view::npos);
+  EXPECT_NE(text.find("NVIDIA H100 SXM"), std::string_view::npos);
+  EXPECT_NE(text.find("Modelled FLOP utilization (includes recompute)"), std::string_view::npos);
 }
 
 TEST(HtmlChromium, CorpusDiffPageShowsBothRunsSideBySide) {
@@ -283,6 +355,70 @@ TEST(HtmlChromium, CorpusAnalyzePageWithBaselineHoldsTheComparison) {
   std::string_view text = r["text"].get_string();
   EXPECT_NE(text.find("Against the baseline"), std::string_view::npos);
   EXPECT_NE(text.find("beyond noise"), std::string_view::npos);
+}
+
+// What a reader sees in an 800-px window (a laptop split screen): nothing
+// wider than the window, no chart label under 8 px, no word broken across
+// lines; and the Ranks legend in its series' colours (issue 30, point 6).
+void ExpectReadable(simdjson::dom::element r, const std::string& page) {
+  EXPECT_EQ(r["errors"].get_array().size(), 0u) << page;
+  EXPECT_LE(r["scroll_width"].get_int64().value(), r["window_width"].get_int64().value()) << page;
+  EXPECT_GE(r["min_chart_font_px"].get_double().value(), 8.0) << page;
+  EXPECT_EQ(r["broken_words"].get_array().size(), 0u)
+      << page << ": " << simdjson::minify(r["broken_words"]);
+}
+
+TEST(HtmlChromium, NarrowWindowKeepsLabelsReadableAndWordsWhole) {
+  REQUIRE_CHROMIUM(chromium);
+  // Two ranks: the Ranks chart and its legend; names long and short.
+  auto a = report_fixture::Analyse(
+      {report_fixture::LoaderBound(4, -1, "void at::native::vectorized_elementwise_kernel<4, "
+                                          "at::native::CUDAFunctor_add<float> >(int, float*)",
+                                   "aten::add"),
+       report_fixture::LoaderBound(4, 1, "ampere_sgemm_128x64_nn", "aten::mm")},
+      "narrow_two_ranks");
+  for (int width : {800, 1280}) {
+    std::string name = fmt::format("two_ranks_{}px", width);
+    std::string json = RenderAndCheck(*chromium, RenderHtmlReport(a->input), name, false, width);
+    ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+    simdjson::dom::parser parser;
+    simdjson::dom::element r;
+    ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+    ExpectReadable(r, name);
+    std::vector<std::string> fills;
+    for (simdjson::dom::element f : r["rank_legend_fills"].get_array()) {
+      fills.emplace_back(std::string_view(f.get_string()));
+    }
+    ASSERT_EQ(fills.size(), 4u) << name;
+    std::sort(fills.begin(), fills.end());
+    EXPECT_EQ(std::unique(fills.begin(), fills.end()), fills.end()) << "legend colours alike";
+    EXPECT_EQ(std::count(fills.begin(), fills.end(), "rgb(74, 82, 99)"), 0) << "axis grey";
+  }
+  // The corpus page and the diff page, narrow.
+  fs::path samples = CorpusDir() / "pytorch__kineto/tb_plugin/samples";
+  fs::path w0 = samples / "resnet50_profiler_api_num_workers_0";
+  fs::path w4 = samples / "resnet50_profiler_api_num_workers_4";
+  if (!fs::exists(w0) || !fs::exists(w4)) GTEST_SKIP() << "corpus not found at " << samples;
+  DiffArgs d;
+  d.base = w0.string();
+  d.next = w4.string();
+  d.format = "html";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunDiffCommand(d, out, err), kExitOk) << err.str();
+  AnalyzeArgs a0;
+  a0.path = w0.string();
+  a0.format = "html";
+  std::ostringstream out0, err0;
+  ASSERT_EQ(RunAnalyze(a0, out0, err0), kExitOk) << err0.str();
+  for (const auto& [name, html] : {std::pair<std::string, std::string>{"diff_800px", out.str()},
+                                   {"resnet50_800px", out0.str()}}) {
+    std::string json = RenderAndCheck(*chromium, html, name, false, 800);
+    ASSERT_FALSE(json.empty()) << "chromium printed no check results";
+    simdjson::dom::parser parser;
+    simdjson::dom::element r;
+    ASSERT_EQ(parser.parse(json).get(r), simdjson::SUCCESS) << json.substr(0, 300);
+    ExpectReadable(r, name);
+  }
 }
 
 // A rank of a two-rank job whose allocator was recorded (profile_memory):

@@ -8,6 +8,7 @@
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/outlier_steps.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
@@ -19,7 +20,7 @@ struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
       collectives_once, integrity_once, all_steps_once, phase_once,
       all_metrics_once, job_once, memory_once, outliers_once, steady_once,
-      steady_metrics_once;
+      steady_metrics_once, roofline_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<StepSet> steady_steps;
   std::unique_ptr<StepMetrics> steady_step_metrics;
@@ -34,6 +35,7 @@ struct AnalysisContext::Cache {
   std::unique_ptr<JobProfile> job;
   std::unique_ptr<MemoryUsage> memory;
   std::unique_ptr<OutlierSteps> outliers;
+  std::unique_ptr<RooflineAnalysis> roofline;
 };
 
 AnalysisContext::AnalysisContext(const Timeline& tl)
@@ -151,6 +153,13 @@ const MemoryUsage& AnalysisContext::memory_usage() {
     cache_->memory = std::make_unique<MemoryUsage>(ComputeMemoryUsage(*tl_, all_steps(), steps()));
   });
   return *cache_->memory;
+}
+
+const RooflineAnalysis& AnalysisContext::roofline() {
+  std::call_once(cache_->roofline_once, [&] {
+    cache_->roofline = std::make_unique<RooflineAnalysis>(ComputeRoofline(*this));
+  });
+  return *cache_->roofline;
 }
 
 }  // namespace tracelint

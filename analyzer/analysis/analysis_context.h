@@ -18,6 +18,7 @@ struct StepPhaseSet;
 struct JobProfile;
 struct MemoryUsage;
 struct OutlierSteps;
+struct RooflineAnalysis;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -65,6 +66,9 @@ class AnalysisContext {
   // Device memory peaks from the allocator's events (memory_usage.h); empty
   // when the trace was recorded without them.
   const MemoryUsage& memory_usage();
+  // Device time per kernel family and the roofline of ops and families
+  // (roofline.h).
+  const RooflineAnalysis& roofline();
 
  private:
   struct Cache;

@@ -38,6 +38,9 @@ struct BatchFinding {
   double recoverable_share = 0;
   TimeNs one_time_ns = 0;
   std::string title;
+  // The whole finding as `analyze --format json` writes it (one line), for
+  // batch's JSON and JSONL; empty in records from before it was kept.
+  std::string json;
 };
 
 struct BatchRow {
@@ -122,6 +125,12 @@ struct BatchTrendEntry {
 // Everything one batch table shows.
 struct BatchTable {
   std::vector<BatchRow> rows;  // in display order
+  // The options the batch ran with, as a JSON object (the JSON output's
+  // "options"); empty: not recorded.
+  std::string options_json;
+  // Text: the terminal's width (0: no limit). Run names are shown relative
+  // to the folder searched, and the run and last columns elided to fit.
+  int width_columns = 0;
   bool throughput = false;     // samples/s columns (--batch-size or --batch-size-from)
   bool prices = false;         // price and samples/$ columns (--prices)
   std::string group_by;        // empty: no groups section

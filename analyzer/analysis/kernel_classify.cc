@@ -54,8 +54,8 @@ constexpr std::array<std::string_view, 6> kAttentionTokens = {
 // Kernels that carry an attention word but only move data.
 constexpr std::array<std::string_view, 1> kAttentionExclusions = {"reshape_and_cache"};
 
-constexpr std::array<std::string_view, 17> kConvTokens = {
-    "convolution", "conv1d", "conv2d", "conv3d", "3dconv", "_conv_", "conv_fwd",
+constexpr std::array<std::string_view, 18> kConvTokens = {
+    "convolution", "convolve", "conv1d", "conv2d", "conv3d", "3dconv", "_conv_", "conv_fwd",
     "conv_bwd", "scudnn", "fprop", "dgrad", "wgrad", "winograd", "implicit_gemm",
     "implicitgemm", "igemm_", "im2col"};
 
@@ -86,8 +86,10 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
-KernelFamily FamilyOf(std::string_view original, std::string_view lower) {
-  if (IsCollectiveKernelName(original)) return KernelFamily::kCollective;
+KernelFamily FamilyOf(std::string_view original, std::string_view lower, const LaunchHints& h) {
+  if (h.collective || (!h.collective_known && IsCollectiveKernelName(original))) {
+    return KernelFamily::kCollective;
+  }
   if (StartsWithAny(lower, kTritonFusedPrefixes)) return KernelFamily::kElementwiseOther;
   // Inductor templates: "triton_tem_fused_mm_0", "triton_tem_fused_addmm_...".
   if (lower.starts_with("triton_tem_")) {
@@ -99,7 +101,8 @@ KernelFamily FamilyOf(std::string_view original, std::string_view lower) {
   }
   // Before GEMM: implicit-GEMM convolutions contain "gemm".
   if (ContainsAny(lower, kConvTokens)) return KernelFamily::kConv;
-  if ((ContainsAny(lower, kGemmTokens) || StartsWithAny(lower, kGemmPrefixes)) &&
+  if ((ContainsAny(lower, kGemmTokens) || StartsWithAny(lower, kGemmPrefixes) ||
+       kernel_classify_internal::IsGroupedGemmName(lower)) &&
       !ContainsAny(lower, kGemmExclusions)) {
     return KernelFamily::kGemm;
   }
@@ -191,9 +194,19 @@ DtypeClass ClassifyDtype(std::string_view op_dtype) {
 }
 
 KernelClass ClassifyKernel(std::string_view kernel_name, std::string_view op_dtype) {
+  LaunchHints hints;
+  hints.op_dtype = op_dtype;
+  return ClassifyKernel(kernel_name, hints);
+}
+
+KernelClass ClassifyKernel(std::string_view kernel_name, const LaunchHints& hints) {
+  const std::string_view op_dtype = hints.op_dtype;
   std::string lower = ToLower(kernel_name);
   KernelClass out;
-  out.family = FamilyOf(kernel_name, lower);
+  out.family = FamilyOf(kernel_name, lower, hints);
+  // The fine family may move a kernel the name leaves generic into a matrix
+  // family by its launching op; Tensor Core use follows the final family.
+  kernel_classify_internal::RefineKernelClass(lower, hints, out);
   TensorCoreUse by_name = FromName(lower);
   switch (out.family) {
     case KernelFamily::kCollective:

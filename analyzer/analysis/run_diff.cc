@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 
+#include "analyzer/analysis/outlier_steps.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -44,6 +46,80 @@ absl::StatusOr<const DiffRank*> PickRank(const DiffRun& run, int wanted) {
         run.label, wanted >= 0 ? fmt::format(" on rank {}", wanted) : std::string()));
   }
   return pick;
+}
+
+// Base's rank with the given id that has steady steps, or nullptr.
+const DiffRank* SameRank(const DiffRun& run, int rank) {
+  for (const DiffRank& r : run.ranks) {
+    if (r.rank == rank && !r.steady_steps.empty()) return &r;
+  }
+  return nullptr;
+}
+
+// The outlier steps of a rank's samples (FindOutlierSteps, the one
+// definition), slowest first.
+std::vector<DiffOutlier> OutliersOf(const DiffRank& r, std::vector<double>* rest) {
+  std::vector<TimeNs> step_ns;
+  for (const DiffStep& s : r.steady_steps) step_ns.push_back(s.step_ns);
+  OutlierSteps found = FindOutlierSteps(step_ns);
+  std::vector<DiffOutlier> out;
+  for (size_t i = 0; i < step_ns.size(); ++i) {
+    if (found.Contains(i)) {
+      out.push_back({r.steady_steps[i].number, step_ns[i] - found.median_ns});
+    } else if (rest != nullptr) {
+      rest->push_back(static_cast<double>(step_ns[i]));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const DiffOutlier& a, const DiffOutlier& b) {
+    return a.excess_ns > b.excess_ns;
+  });
+  return out;
+}
+
+// Sorted distinct op names of a rank, without the pseudo-op of device work
+// no launch links to (it names no code of the program).
+std::vector<std::string> OpNames(const DiffRank& r) {
+  std::vector<std::string> names;
+  for (const DiffNamedTime& o : r.ops) {
+    if (!o.name.empty() && o.name.front() != '[') names.push_back(o.name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// docs/design/contract.md, "diff: outliers, compared ranks, warnings": a
+// warning heads the diff when the runs differ in device, world size,
+// framework or op set.
+std::vector<std::string> MismatchWarnings(const DiffRank& b, const DiffRank& n) {
+  std::vector<std::string> out;
+  if (!b.device_name.empty() && !n.device_name.empty() && b.device_name != n.device_name) {
+    out.push_back(fmt::format("the runs ran on different devices ({} and {})", b.device_name,
+                              n.device_name));
+  }
+  if (b.world_size > 0 && n.world_size > 0 && b.world_size != n.world_size) {
+    out.push_back(fmt::format("the world sizes differ ({} and {} ranks)", b.world_size,
+                              n.world_size));
+  }
+  if (!b.framework.empty() && !n.framework.empty() && b.framework != n.framework) {
+    out.push_back(fmt::format("the frameworks differ ({} and {})", b.framework, n.framework));
+  }
+  std::vector<std::string> ops_b = OpNames(b), ops_n = OpNames(n);
+  if (!ops_b.empty() && !ops_n.empty()) {
+    std::vector<std::string> common;
+    std::set_intersection(ops_b.begin(), ops_b.end(), ops_n.begin(), ops_n.end(),
+                          std::back_inserter(common));
+    double jaccard = static_cast<double>(common.size()) /
+                     static_cast<double>(ops_b.size() + ops_n.size() - common.size());
+    if (jaccard < kDiffMinOpJaccard) {
+      out.push_back(fmt::format(
+          "the runs share {} of {} op names (Jaccard {:.2f} < {:.1f}): probably different "
+          "programs",
+          common.size(), ops_b.size() + ops_n.size() - common.size(), jaccard,
+          kDiffMinOpJaccard));
+    }
+  }
+  return out;
 }
 
 MetricDiff Compare(std::string name, bool is_share, const DiffRank& base, const DiffRank& next,
@@ -194,10 +270,16 @@ bool RunDiff::empty() const {
 
 absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
                                        const DiffOptions& options) {
-  absl::StatusOr<const DiffRank*> base_rank = PickRank(base, options.rank);
-  if (!base_rank.ok()) return base_rank.status();
+  // docs/design/contract.md, "diff: outliers, compared ranks, warnings":
+  // New's slowest rank, and the same rank id in Base when it has one.
   absl::StatusOr<const DiffRank*> new_rank = PickRank(next, options.rank);
   if (!new_rank.ok()) return new_rank.status();
+  RankChoice choice = options.rank >= 0 ? RankChoice::kAsked : RankChoice::kSameAsNew;
+  const DiffRank* same = options.rank >= 0 ? nullptr : SameRank(base, (*new_rank)->rank);
+  absl::StatusOr<const DiffRank*> base_rank =
+      same != nullptr ? absl::StatusOr<const DiffRank*>(same) : PickRank(base, options.rank);
+  if (!base_rank.ok()) return base_rank.status();
+  if (options.rank < 0 && same == nullptr) choice = RankChoice::kEachWorst;
   const DiffRank& b = **base_rank;
   const DiffRank& n = **new_rank;
 
@@ -206,6 +288,8 @@ absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
   d.new_label = next.label;
   d.base_rank = b.rank;
   d.new_rank = n.rank;
+  d.rank_choice = choice;
+  d.warnings = MismatchWarnings(b, n);
   d.accelerator = n.accelerator;
   d.peak_memory.base_bytes = b.peak_allocated_bytes;
   d.peak_memory.new_bytes = n.peak_allocated_bytes;
@@ -231,6 +315,14 @@ absl::StatusOr<RunDiff> ComputeRunDiff(const DiffRun& base, const DiffRun& next,
     d.step_change_high_pct = 100 * step.shift.high / base_median_ns;
   } else {
     d.step_change_pct = 100 * (step.median_new - step.median_base) / base_median_ns;
+  }
+  // The outliers explain the headline; the test above keeps every step.
+  std::vector<double> base_rest, new_rest;
+  d.base_outliers = OutliersOf(b, &base_rest);
+  d.new_outliers = OutliersOf(n, &new_rest);
+  if (d.has_outliers() && !base_rest.empty() && !new_rest.empty()) {
+    ShiftEstimate trimmed = HodgesLehmann(base_rest, new_rest, 0.95);
+    d.trimmed_change_pct = 100 * trimmed.estimate / std::max(Median(base_rest), 1.0);
   }
   d.findings = MatchFindings(base, next);
   d.kernels = NamedDeltas(b.kernels, b.analysed_steps, n.kernels, n.analysed_steps, options.top_n);

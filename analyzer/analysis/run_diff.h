@@ -40,6 +40,11 @@ struct DiffNamedTime {
 struct DiffRank {
   int rank = 0;
   std::string accelerator = "GPU";  // "TPU", "MTIA": what the labels call the device
+  // What the run-mismatch warning compares (docs/design/contract.md, "diff:
+  // outliers, compared ranks, warnings"); empty / -1 where unknown.
+  std::string framework;
+  int world_size = -1;
+  std::string device_name;  // the primary device's, else the first named
   int64_t analysed_steps = 0;  // divides kernel and op times into per-step values
   // The largest allocated peak of the rank's devices and that device's
   // memory (analysis/memory_usage.h); -1 when not recorded or unknown.
@@ -133,11 +138,37 @@ struct PeakMemoryDiff {
   bool any() const { return base_bytes >= 0 || new_bytes >= 0; }
 };
 
+// An outlier step of a compared rank (analysis/outlier_steps.h, the one
+// definition): its number and how much slower than the rank's median it was.
+struct DiffOutlier {
+  int64_t number = -1;
+  TimeNs excess_ns = 0;
+};
+
+// How the compared ranks were chosen (the header says it).
+enum class RankChoice {
+  kAsked,        // --rank R on both sides
+  kSameAsNew,    // New's slowest rank, and the same rank id in Base
+  kEachWorst,    // Base lacks New's slowest rank id: each run's slowest
+};
+
 struct RunDiff {
   std::string base_label;
   std::string new_label;
   int base_rank = -1;
   int new_rank = -1;
+  RankChoice rank_choice = RankChoice::kSameAsNew;
+  // Differences that make the comparison suspect (device, world size,
+  // framework, op set): each a sentence, shown above everything else.
+  std::vector<std::string> warnings;
+  // Outlier steps of each compared rank, slowest first, and the step-time
+  // change without them (Hodges-Lehmann shift of the rest, in percent of
+  // the rest's base median). The significance test and the gate use every
+  // steady step; these only explain the headline.
+  std::vector<DiffOutlier> base_outliers;
+  std::vector<DiffOutlier> new_outliers;
+  double trimmed_change_pct = 0;
+  bool has_outliers() const { return !base_outliers.empty() || !new_outliers.empty(); }
   // What the metric labels call the device ("GPU utilization", "TPU
   // utilization"): the new run's, as the change is read against it.
   std::string accelerator = "GPU";
@@ -164,6 +195,10 @@ struct RunDiff {
   bool empty() const;
   const MetricDiff& step_time() const { return metrics.front(); }
 };
+
+// Op-set similarity below which the runs are warned to be different
+// programs (Jaccard index of the compared ranks' op names).
+inline constexpr double kDiffMinOpJaccard = 0.5;
 
 // Errors: a run without analysed steps on the compared rank (FailedPrecondition),
 // --rank naming a rank a run lacks (InvalidArgument).

@@ -60,6 +60,14 @@ struct RankSummary {
   OutlierSteps outliers;               // indices into steady_steps
   // The rank's devices with activity in the analysed steps.
   int active_devices = 0;
+  // The largest compute kernel family, its share of the step and its
+  // efficiency ("GEMM bf16 62% of the step at 48% of peak"; roofline.h), for
+  // the verdict of a run bound by GPU compute; "" without device time.
+  std::string dominant_family;
+  // Of breakdown_ns[kMemcpy]: XLA's async copies (copy-start/copy-done on
+  // TPU op lines). They run beside compute, so they are no exposed copies:
+  // the verdict leaves them out of "copies" and says so.
+  TimeNs xla_async_copy_ns = 0;
 };
 
 RankSummary SummarizeRank(AnalysisContext& ctx, int position);

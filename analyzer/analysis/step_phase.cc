@@ -464,13 +464,10 @@ StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase) {
       }
       continue;
     }
-    left_out.push_back(all_steps.source == StepSource::kMarker
-                           ? fmt::format("ProfilerStep#{} ({})", all_steps.steps[i].number,
-                                         StepPhaseName(phase.phases[i]))
-                       : all_steps.source == StepSource::kInferred
-                           ? fmt::format("iteration {} ({})", all_steps.steps[i].number,
-                                         StepPhaseName(phase.phases[i]))
-                           : fmt::format("the window ({})", StepPhaseName(phase.phases[i])));
+    // StepName: the framework's words for a marked step, "iteration N" for
+    // an inferred one, "the window" for the single window.
+    left_out.push_back(fmt::format("{} ({})", StepName(all_steps, all_steps.steps[i].number),
+                                   StepPhaseName(phase.phases[i])));
   }
   if (cut_steps > 0) {
     out.notes.push_back(fmt::format(

@@ -359,7 +359,7 @@ std::string_view StepSourceName(StepSource source) {
 
 std::string StepName(const StepSet& steps, int64_t number) {
   switch (steps.source) {
-    case StepSource::kMarker: return fmt::format("ProfilerStep#{}", number);
+    case StepSource::kMarker: return StepLabel(steps.framework, number);
     case StepSource::kInferred: return fmt::format("iteration {}", number);
     case StepSource::kWindow: break;
   }
@@ -456,7 +456,72 @@ std::vector<HostMarker> IterationMarkers(const Timeline& tl, const IterationAnch
 
 }  // namespace
 
+namespace {
+
+bool NamesStepsByNumber(std::string_view framework) {
+  return framework == "TensorFlow" || framework == "JAX";
+}
+
+}  // namespace
+
+std::string StepLabel(std::string_view framework, int64_t number) {
+  return NamesStepsByNumber(framework) ? fmt::format("step {}", number)
+                                       : fmt::format("ProfilerStep#{}", number);
+}
+
+std::string StepRangeLabel(std::string_view framework, int64_t first, int64_t last) {
+  if (first == last) return StepLabel(framework, first);
+  return NamesStepsByNumber(framework) ? fmt::format("steps {}..{}", first, last)
+                                       : fmt::format("ProfilerStep#{}..#{}", first, last);
+}
+
+std::string_view StepMarkerHint(std::string_view framework) {
+  if (framework == "TensorFlow") {
+    return "mark each step with tf.profiler.experimental.Trace('train', step_num=step, _r=1)";
+  }
+  if (framework == "JAX") {
+    return "mark each step with jax.profiler.StepTraceAnnotation('train', step_num=step)";
+  }
+  if (framework == "PyTorch") {
+    return "call prof.step() once per iteration inside torch.profiler.profile";
+  }
+  return "mark each iteration with the framework's step annotation";
+}
+
+namespace {
+
+StepSet ComputeStepsOfMarkers(const Timeline& tl);
+
+}  // namespace
+
 StepSet ComputeSteps(const Timeline& tl) {
+  StepSet out = ComputeStepsOfMarkers(tl);
+  out.framework = tl.metadata().framework;
+  // The notes above speak of PyTorch's markers; a TensorFlow or JAX trace
+  // gets its own words (its steps are "step N") and the no-marker note says
+  // how that framework marks steps.
+  const bool by_number = NamesStepsByNumber(out.framework);
+  for (std::string& note : out.notes) {
+    // The single window's note; an inferred set's note (same opening) names
+    // its iterations and keeps its text.
+    if (out.source == StepSource::kWindow && note.starts_with("no ProfilerStep#N markers")) {
+      note = fmt::format("no {} markers ({}): one window from the first to the last event of "
+                         "the rank; per-step numbers are per window",
+                         by_number ? "step" : "ProfilerStep#N", StepMarkerHint(out.framework));
+      continue;
+    }
+    if (!by_number) continue;
+    for (size_t at = note.find("ProfilerStep#"); at != std::string::npos;
+         at = note.find("ProfilerStep#", at)) {
+      note.replace(at, std::string_view("ProfilerStep#").size(), "step ");
+    }
+  }
+  return out;
+}
+
+namespace {
+
+StepSet ComputeStepsOfMarkers(const Timeline& tl) {
   std::vector<HostMarker> markers = CollectMarkers(tl);
   StepSource source = StepSource::kMarker;
   std::optional<IterationAnchors> anchors;
@@ -553,5 +618,7 @@ StepSet ComputeSteps(const Timeline& tl) {
   if (source == StepSource::kMarker) NoteOverrunMarkers(c, out);
   return out;
 }
+
+}  // namespace
 
 }  // namespace tracelint

@@ -49,6 +49,8 @@ struct Step {
 
 struct StepSet {
   std::vector<Step> steps;        // the analysed (complete) steps, in time order
+  // RunMetadata::framework: the words steps are named in (StepLabel).
+  std::string framework;
   bool from_markers = false;      // false: one window over the whole trace
   int dropped_incomplete = 0;     // trailing steps whose device work is missing
   std::vector<std::string> notes; // why steps look the way they do
@@ -70,8 +72,17 @@ struct StepSet {
   }
 };
 
-// How reports name a step: "ProfilerStep#3", "iteration 3" (inferred), or
-// "the window".
+// A step as its framework calls it: PyTorch's marker "ProfilerStep#5";
+// "step 5" on TensorFlow and JAX, whose step ids (StepTraceAnnotation,
+// TraceMe step_num) the XSpace reader turns into step markers.
+std::string StepLabel(std::string_view framework, int64_t number);
+// "ProfilerStep#1..#6" / "steps 1..6".
+std::string StepRangeLabel(std::string_view framework, int64_t first, int64_t last);
+// How the framework marks its steps, for the note of a trace without them.
+std::string_view StepMarkerHint(std::string_view framework);
+// How reports name a step of `steps`: its framework's label for a marked
+// step (StepLabel), "iteration 3" for an inferred one, "the window" for the
+// single window.
 std::string StepName(const StepSet& steps, int64_t number);
 // Steps of their own (markers or inferred iterations), not one window.
 inline bool HasSteps(const StepSet& steps) { return steps.source != StepSource::kWindow; }

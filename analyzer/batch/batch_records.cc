@@ -181,6 +181,8 @@ absl::Status ReadRun(Fields& f, BatchRecord& rec) {
     bf.one_time_ns = ff.Int("one_time_ns");
     bf.title = ff.Str("title");
     if (!ff.status().ok()) return ff.status();
+    // The whole finding (analyze's fields), kept as written.
+    bf.json = simdjson::minify(o);
   }
   return f.status();
 }
@@ -191,6 +193,7 @@ std::string ShardHeaderRecord(const BatchShardInfo& info, const std::vector<Batc
   Line line;
   Common(line, "batch-shard", info);
   line.Str("tool", "tracelint");
+  if (!info.rule_options_json.empty()) line.Str("rule_options", info.rule_options_json);
   std::string list = "[";
   for (size_t i = 0; i < slots.size(); ++i) {
     Line s;
@@ -236,6 +239,10 @@ std::string RunRecord(const BatchShardInfo& info, const BatchRecord& rec) {
   std::string findings = "[";
   for (size_t i = 0; i < r.finding_list.size(); ++i) {
     const BatchFinding& f = r.finding_list[i];
+    if (!f.json.empty()) {  // analyze's finding, which holds the fields below
+      findings += (i ? "," : "") + f.json;
+      continue;
+    }
     Line fl;
     fl.Str("rule_id", f.rule_id)
         .Str("cause", f.cause)
@@ -313,6 +320,11 @@ absl::StatusOr<ShardFile> ParseShardRecords(std::string_view text, const std::st
       }
       have_header = true;
       file.info = info;
+      // Optional: records of an older tracelint do not carry it.
+      std::string_view rule_options;
+      if (o["rule_options"].get_string().get(rule_options) == simdjson::SUCCESS) {
+        file.info.rule_options_json = std::string(rule_options);
+      }
       for (object s : f.Objects("slots")) {
         Fields sf(s, where);
         BatchSlot& slot = file.slots.emplace_back();

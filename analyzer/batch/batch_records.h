@@ -29,6 +29,9 @@ struct BatchShardInfo {
   // Hash of the effective configuration (rules, options, paths, search
   // depth); a merge refuses records made with different ones.
   std::string config_hash;
+  // The rule selection and options those are (a compact JSON object, in the
+  // shard header only), so a merged table records what its runs ran with.
+  std::string rule_options_json;
 };
 
 // One run slot of the partition: a path found (which may hold several

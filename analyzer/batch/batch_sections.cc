@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "analyzer/base/escape.h"
+#include "analyzer/report/text_layout.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -132,7 +133,7 @@ std::string AlignColumns(const std::vector<std::vector<std::string>>& lines,
   std::vector<size_t> width(numeric.size(), 0);
   for (const auto& line : lines) {
     for (size_t i = 0; i < line.size() && i < width.size(); ++i) {
-      width[i] = std::max(width[i], line[i].size());
+      width[i] = std::max(width[i], text::Width(line[i]));
     }
   }
   std::string out;

@@ -1,15 +1,20 @@
 #include "analyzer/batch/batch_table.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "analyzer/analysis/step_metrics.h"
+#include "analyzer/base/display_path.h"
 #include "analyzer/base/escape.h"
+#include "analyzer/base/version.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/batch/batch_sections.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/text_layout.h"
 #include "fmt/format.h"
+#include "simdjson.h"
 
 namespace tracelint {
 namespace {
@@ -42,15 +47,40 @@ std::vector<Column> Columns(const BatchTable& t) {
   return cols;
 }
 
+// A finding's JSON as a JSONL record carries it and a merge reads it back
+// (simdjson's minified form), so a merged table equals a single process's.
+std::string Minified(const std::string& json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(json).get(doc) != simdjson::SUCCESS) return json;
+  return simdjson::minify(doc);
+}
+
+// A run as the text and Markdown tables name it: relative to the folder the
+// batch searched (its own name when it is that folder), never the absolute
+// path of the machine (JSON and CSV keep the path as analysed).
+// A run that is the path given itself keeps that path on a terminal (the
+// user typed it) and its folder's name in Markdown.
+std::string RunName(const BatchRow& r, bool markdown) {
+  namespace fs = std::filesystem;
+  if (!r.root.empty()) {
+    fs::path run = fs::path(r.run).lexically_normal(), root = fs::path(r.root).lexically_normal();
+    if (root.filename().empty()) root = root.parent_path();
+    fs::path rel = run.lexically_relative(root);
+    if (!rel.empty() && *rel.begin() != ".." && rel != ".") return rel.generic_string();
+  }
+  return markdown ? PathShortener({r.run}).Text(r.run) : r.run;
+}
+
 // The cells of one row as every tabular format shows them.
-std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r) {
+std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r, bool markdown = false) {
   bool analysed = Analysed(r);
   std::string top = r.top_finding.empty()
                         ? std::string("-")
                         : fmt::format("{} {} ({})", r.top_finding,
                                       FormatDurationNs(r.top_ns_per_step), Percent(r.top_share));
   std::vector<std::string> cells = {
-      r.run,
+      RunName(r, markdown),
       std::string(BatchStatusName(r.status)),
       analysed ? fmt::format("{}", r.ranks) : "-",
       analysed ? fmt::format("{}", r.steps) : "-",
@@ -64,8 +94,41 @@ std::vector<std::string> Cells(const BatchTable& t, const BatchRow& r) {
     cells.push_back(r.price_per_hour ? fmt::format("{:.2f}", *r.price_per_hour) : "-");
     cells.push_back(FormatSamples(r.samples_per_dollar));
   }
-  cells.push_back(analysed && r.status != BatchStatus::kNotJudgeable ? top : r.error);
+  cells.push_back(analysed && r.status != BatchStatus::kNotJudgeable
+                      ? top
+                      : PathShortener({r.root.empty() ? r.run : r.root}).Text(r.error));
   return cells;
+}
+
+// Text within `width` columns: the last column (top finding or error) is
+// cut first, down to 24 columns, then the run column is elided in the
+// middle, down to 16; then to 12 and 10; numbers are never cut.
+void FitTable(std::vector<std::vector<std::string>>& table, size_t width) {
+  if (width == 0 || table.empty()) return;
+  const size_t cols = table.front().size();
+  std::vector<size_t> w(cols, 0);
+  for (const auto& line : table) {
+    for (size_t i = 0; i < cols && i < line.size(); ++i) w[i] = std::max(w[i], text::Width(line[i]));
+  }
+  size_t total = 2 * (cols - 1);
+  for (size_t x : w) total += x;
+  if (total <= width) return;
+  auto shrink = [&](size_t col, size_t floor, bool middle) {
+    if (total <= width || w[col] <= floor) return;
+    size_t target = std::max(floor, w[col] - std::min(w[col] - floor, total - width));
+    for (auto& line : table) {
+      if (col < line.size() && text::Width(line[col]) > target) {
+        line[col] = middle ? text::FitMiddle(line[col], target) : text::Fit(line[col], target);
+      }
+    }
+    total -= w[col] - target;
+    w[col] = target;
+  };
+  shrink(cols - 1, 24, /*middle=*/false);
+  shrink(0, 16, /*middle=*/true);
+  // Still too wide (a narrow terminal): both further, numbers still whole.
+  shrink(cols - 1, 12, /*middle=*/false);
+  shrink(0, 10, /*middle=*/true);
 }
 
 std::string Summary(const std::vector<BatchRow>& rows) {
@@ -99,6 +162,7 @@ std::string Text(const BatchTable& t) {
     table.push_back(Cells(t, r));
     for (std::string& cell : table.back()) cell = EscapeTerminal(cell);
   }
+  FitTable(table, static_cast<size_t>(std::max(0, t.width_columns)));
   std::string out = AlignColumns(table, numeric, /*pad_last=*/false);
   out += Summary(t.rows);
   out += TextSections(t);
@@ -114,7 +178,7 @@ std::string Markdown(const BatchTable& t) {
     numeric.push_back(c.numeric);
   }
   std::vector<std::vector<std::string>> body;
-  for (const BatchRow& r : t.rows) body.push_back(Cells(t, r));
+  for (const BatchRow& r : t.rows) body.push_back(Cells(t, r, /*markdown=*/true));
   return MarkdownTable(headers, numeric, body) + MarkdownSections(t);
 }
 
@@ -160,6 +224,9 @@ std::string Json(const BatchTable& t) {
   w.BeginObject();
   w.Key("schema_version").Int(kBatchSchemaVersion);
   w.Key("tool").String("tracelint");
+  w.Key("tool_version").String(kToolVersion);
+  w.Key("options");
+  t.options_json.empty() ? w.Null() : w.Raw(t.options_json);
   w.Key("runs").BeginArray();
   for (const BatchRow& r : t.rows) {
     w.BeginObject();
@@ -183,6 +250,12 @@ std::string Json(const BatchTable& t) {
     w.Key("samples_per_s").OptionalDouble(r.samples_per_s);
     w.Key("price_per_hour").OptionalDouble(r.price_per_hour);
     w.Key("samples_per_dollar").OptionalDouble(r.samples_per_dollar);
+    // Every finding of the run, as `analyze --format json` writes it.
+    w.Key("all_findings").BeginArray();
+    for (const BatchFinding& f : r.finding_list) {
+      if (!f.json.empty()) w.Raw(f.json);
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();
@@ -264,7 +337,8 @@ BatchRow SummarizeRunForBatch(const ReportInput& input) {
   for (const Finding& f : input.findings) {
     row.finding_list.push_back(
         {f.rule_id, f.cause, f.fingerprint, std::string(FindingSeverityName(f.severity)),
-         f.recoverable_ns_per_step, f.recoverable_share, f.one_time_ns, f.title});
+         f.recoverable_ns_per_step, f.recoverable_share, f.one_time_ns, f.title,
+         Minified(FindingJson(f))});
   }
   return row;
 }

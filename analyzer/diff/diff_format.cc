@@ -89,6 +89,37 @@ std::string TooFewLine(const RunDiff& d) {
       c.n_base, c.n_new, kMinSamplesToJudgeNoise);
 }
 
+std::string OutlierClause(const RunDiff& d) {
+  if (!d.has_outliers()) return "";
+  auto side = [](const std::vector<DiffOutlier>& outliers, std::string_view run) {
+    std::vector<std::string> steps;
+    for (const DiffOutlier& o : outliers) {
+      steps.push_back(fmt::format("#{} {}", o.number, SignedDur(static_cast<double>(o.excess_ns))));
+    }
+    return fmt::format("{} outlier step{} in {} ({})", outliers.size(),
+                       outliers.size() == 1 ? "" : "s", run, fmt::join(steps, ", "));
+  };
+  std::vector<std::string> parts;
+  if (!d.new_outliers.empty()) parts.push_back(side(d.new_outliers, "New"));
+  if (!d.base_outliers.empty()) parts.push_back(side(d.base_outliers, "Base"));
+  return fmt::format("{}; without them {}", fmt::join(parts, ", "),
+                     SignedPct(d.trimmed_change_pct));
+}
+
+std::string RanksLine(const RunDiff& d) {
+  switch (d.rank_choice) {
+    case RankChoice::kAsked:
+      return fmt::format("rank {} of each run (--rank)", d.new_rank);
+    case RankChoice::kSameAsNew:
+      return fmt::format("rank {} of New (its slowest) and the same rank of Base", d.new_rank);
+    case RankChoice::kEachWorst:
+      return fmt::format("rank {} of New and rank {} of Base, each run's slowest (Base has no "
+                         "rank {} with steady steps)",
+                         d.new_rank, d.base_rank, d.new_rank);
+  }
+  return "";
+}
+
 std::string GateLine(const RunDiff& d) {
   if (d.fail_on_regression_pct < 0) return "";
   if (!d.gate_evaluated) {

@@ -33,6 +33,12 @@ std::string ShiftCell(const MetricDiff& m);
 std::string PValue(const SampleComparison& c);
 // "too few steps to judge noise (3 and 4 steady steps; 5 needed ...)".
 std::string TooFewLine(const RunDiff& d);
+// "2 outlier steps in New (#21 +81.2 ms, #16 +48.0 ms); without them -20.0%":
+// what the headline adds when a compared rank has outlier steps; empty
+// when neither has any.
+std::string OutlierClause(const RunDiff& d);
+// Which ranks are compared and why: "rank 3 of each (New's slowest rank)".
+std::string RanksLine(const RunDiff& d);
 // The --fail-on-regression line; empty when the gate was not asked for.
 std::string GateLine(const RunDiff& d);
 

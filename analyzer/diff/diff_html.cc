@@ -10,6 +10,7 @@
 #include "analyzer/analysis/outlier_steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/diff/diff_format.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/diff/diff_report.h"
 #include "analyzer/report/html_charts.h"
 #include "analyzer/report/html_style.h"
@@ -42,6 +43,26 @@ constexpr std::string_view kBetter = "#59a14f";
 constexpr std::string_view kNeutral = "#7f8c8d";
 
 std::string E(std::string_view s) { return EscapeHtml(s); }
+
+// "tensor-cores-idle / mixed_precision" may wrap at its spaces, never inside
+// a rule id or cause at a hyphen (a reader would take "tensor-" for a word).
+std::string WholeNameParts(std::string_view name) {
+  std::string out;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find(' ', start);
+    if (end == std::string_view::npos) end = name.size();
+    std::string_view part = name.substr(start, end - start);
+    if (!out.empty()) out += ' ';
+    if (part.find('-') != std::string_view::npos) {
+      out += "<span class=\"nw\">" + E(part) + "</span>";
+    } else {
+      out += E(part);
+    }
+    start = end + 1;
+  }
+  return out;
+}
 std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
 
 // Where the comparison is drawn: its own page (sections are h2, ids bare)
@@ -71,14 +92,20 @@ std::string_view Direction(const MetricDiff& m) {
 
 void Header(std::string& out, const RunDiff& d) {
   const SampleComparison& step = d.step_time().comparison;
+  for (const std::string& w : d.warnings) {
+    out += fmt::format("<p class=\"verdict worse\"><b>Warning:</b> {}; the comparison may mean "
+                       "little</p>\n",
+                       E(w));
+  }
   out += "<table class=\"meta\">";
   out += fmt::format("<tr><td>Base</td><td><code>{}</code> (rank {}, {} steady steps)</td></tr>",
-                     E(d.base_label), d.base_rank, step.n_base);
+                     html::BreakablePath(E(d.base_label)), d.base_rank, step.n_base);
   out += fmt::format("<tr><td>New</td><td><code>{}</code> (rank {}, {} steady steps)</td></tr>",
-                     E(d.new_label), d.new_rank, step.n_new);
+                     html::BreakablePath(E(d.new_label)), d.new_rank, step.n_new);
+  out += fmt::format("<tr><td>Compared</td><td>{}</td></tr>", E(diff_format::RanksLine(d)));
   out += fmt::format(
       "<tr><td>Noise</td><td>steady steps as independent samples: two-sided Mann-Whitney U at "
-      "alpha {}, Hodges-Lehmann shift with its 95% interval; at least {} steady steps on each "
+      "alpha {}, Hodges\u2011Lehmann shift with its 95% interval; at least {} steady steps on each "
       "side to judge</td></tr>",
       kNoiseAlpha, kMinSamplesToJudgeNoise);
   out += "</table>\n";
@@ -319,7 +346,7 @@ void FindingsTable(std::string& out, const RunDiff& d, const Frame& f) {
         "<tr class=\"{0}\"><td class=\"name\"><span class=\"chg chg-{0}\">{0}</span></td>"
         "<td class=\"name\"><code>{1}</code></td><td>{2}</td><td>{3}</td>"
         "<td class=\"name\">{4}</td></tr>\n",
-        kind, E(FindingName(c)), severity,
+        kind, WholeNameParts(FindingName(c)), severity,
         c.kind == FindingChangeKind::kChanged
             ? fmt::format("{}<br><small>judged by: {}</small>", E(FindingTimes(c)),
                           E(diff_format::FindingBasis(c)))
@@ -349,7 +376,8 @@ void NamedTable(std::string& out, std::string_view id, std::string_view title,
         "<tr><td>{}</td><td>{}</td><td>{}</td><td><span class=\"dbar {}\" "
         "style=\"width:{:.0f}px\"></span></td><td class=\"name\">{}</td></tr>\n",
         SignedDur(static_cast<double>(delta)), Dur(r.base_ns_per_step), Dur(r.new_ns_per_step),
-        delta > 0 ? "up" : "down", 80.0 * std::llabs(delta) / largest, E(r.name));
+        delta > 0 ? "up" : "down", 80.0 * std::llabs(delta) / largest,
+        html::BreakableName(ShortKernelName(r.name)));
   }
   out += "</table>\n";
 }
@@ -359,7 +387,7 @@ void DiffSections(std::string& out, const RunDiff& d, const Frame& f) {
   VerdictBlock(out, d, f);
   MetricsTable(out, d, f);
   out += f.Heading(1, "", "Change of each time metric") + "<p class=\"note\">";
-  out += d.judged ? "Dot: the Hodges-Lehmann shift (new - base); bar: its 95% interval. An "
+  out += d.judged ? "Dot: the Hodges\u2011Lehmann shift (new - base); bar: its 95% interval. An "
                     "interval that leaves the dashed zero line is a change beyond noise (red "
                     "slower, green faster)."
                   : "Hollow dot: the difference of the medians (new - base). Too few steps to "

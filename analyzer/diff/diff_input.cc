@@ -39,6 +39,17 @@ DiffStep StepFrom(const StepRow& row, int device) {
   return s;
 }
 
+// The primary device's name, else the first named device's.
+std::string DeviceNameOf(const std::vector<std::pair<int, std::string>>& named, int device) {
+  for (const auto& [id, name] : named) {
+    if (id == device && !name.empty()) return name;
+  }
+  for (const auto& [id, name] : named) {
+    if (!name.empty()) return name;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<const StepRow*> SteadyStepSamples(const StepMetrics& metrics) {
@@ -70,6 +81,12 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
       busy.emplace_back(d.device, m.step_count > 0 ? d.kernel_busy_ns / m.step_count : 0);
     }
     int device = PrimaryDevice(busy);
+    const RunMetadata& md = input.ranks[i]->metadata();
+    rank.framework = md.framework;
+    rank.world_size = md.world_size;
+    std::vector<std::pair<int, std::string>> named;
+    for (const DeviceInfo& info : md.devices) named.emplace_back(info.id, info.name);
+    rank.device_name = DeviceNameOf(named, device);
     // Every steady step, outliers included (docs/design/contract.md, "diff: outliers").
     for (const StepRow* row : SteadyStepSamples(input.contexts[i]->steady_step_metrics())) {
       rank.steady_steps.push_back(StepFrom(*row, device));
@@ -178,6 +195,28 @@ void ReadRank(Reader& r, object ro, DiffRank& rank) {
       }
     }
   }
+  // Optional too (the run-mismatch warning only).
+  std::string_view framework;
+  if (ro["framework"].get_string().get(framework) == simdjson::SUCCESS) {
+    rank.framework = std::string(framework);
+  }
+  int64_t world_size = -1;
+  if (ro["world_size"].get_int64().get(world_size) == simdjson::SUCCESS) {
+    rank.world_size = static_cast<int>(world_size);
+  }
+  std::vector<std::pair<int, std::string>> named;
+  simdjson::dom::array devices;
+  if (ro["devices"].get_array().get(devices) == simdjson::SUCCESS) {
+    for (element e : devices) {
+      int64_t id = -1;
+      std::string_view name;
+      if (e["id"].get_int64().get(id) != simdjson::SUCCESS ||
+          e["name"].get_string().get(name) != simdjson::SUCCESS) {
+        continue;
+      }
+      named.emplace_back(static_cast<int>(id), std::string(name));
+    }
+  }
   object steps = r.Object(ro["steps"], "steps");
   if (!r.ok()) return;
   rank.analysed_steps = r.Int(steps, "count");
@@ -188,6 +227,7 @@ void ReadRank(Reader& r, object ro, DiffRank& rank) {
     busy.emplace_back(static_cast<int>(r.Int(d, "device")), r.Int(d, "kernel_busy_ns"));
   }
   int device = PrimaryDevice(busy);
+  rank.device_name = DeviceNameOf(named, device);
   for (element e : r.Array(ro, "per_step")) {
     object so = r.Object(e, "per_step");
     if (!r.ok()) return;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/base/display_path.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/diff/diff_format.h"
 #include "analyzer/report/text_layout.h"
@@ -25,6 +26,8 @@ using diff_format::GateLine;
 using diff_format::MetricLabel;
 using diff_format::PeakMemoryLine;
 using diff_format::NoiseVerdict;
+using diff_format::OutlierClause;
+using diff_format::RanksLine;
 using diff_format::PValue;
 using diff_format::ShiftCell;
 using diff_format::SignedDur;
@@ -102,27 +105,36 @@ void NamedTable(std::string& out, std::string_view title, const std::vector<Name
 
 std::string StepTimeVerdict(const RunDiff& d) {
   const SampleComparison& c = d.step_time().comparison;
+  // docs/design/contract.md, "diff: outliers, compared ranks, warnings": a
+  // verdict moved by a few slow steps names them and the change without them.
+  std::string outliers = OutlierClause(d);
+  if (!outliers.empty()) outliers = "; " + outliers;
   if (!d.judged) {
-    return fmt::format("step time {} (median {} -> {}); {}", SignedPct(d.step_change_pct),
+    return fmt::format("step time {} (median {} -> {}); {}{}", SignedPct(d.step_change_pct),
                        FormatDurationNs(std::llround(c.median_base)),
-                       FormatDurationNs(std::llround(c.median_new)), TooFewLine(d));
+                       FormatDurationNs(std::llround(c.median_new)), TooFewLine(d), outliers);
   }
-  return fmt::format("step time {} (95% interval {} .. {}; median {} -> {}), {}",
+  return fmt::format("step time {} (95% interval {} .. {}; median {} -> {}), {}{}",
                      SignedPct(d.step_change_pct), SignedPct(d.step_change_low_pct),
                      SignedPct(d.step_change_high_pct),
                      FormatDurationNs(std::llround(c.median_base)),
                      FormatDurationNs(std::llround(c.median_new)),
-                     c.beyond_noise ? "beyond noise" : "within noise");
+                     c.beyond_noise ? "beyond noise" : "within noise", outliers);
 }
 
 std::string RenderDiffText(const RunDiff& d, int width) {
   const bool narrow = width > 0 && width < kDiffFullWidth;
   std::string out = "tracelint diff\n";
   const SampleComparison& step = d.step_time().comparison;
-  out += fmt::format("Base: {}\nNew:  {}\n", SideLine(d.base_label, d.base_rank, step, true, false),
-                     SideLine(d.new_label, d.new_rank, step, false, false));
   // Paths stay whole (a terminal wraps them); sentences wrap at words.
   const size_t wrap = narrow ? static_cast<size_t>(width) : 0;
+  for (const std::string& w : d.warnings) {
+    out += text::Wrap("WARNING: " + EscapeTerminal(w) + "; the comparison may mean little",
+                      wrap, "", "  ");
+  }
+  out += fmt::format("Base: {}\nNew:  {}\n", SideLine(d.base_label, d.base_rank, step, true, false),
+                     SideLine(d.new_label, d.new_rank, step, false, false));
+  out += text::Wrap("Compared: " + RanksLine(d), wrap, "", "  ");
   out += "\n" + text::Wrap(StepTimeVerdict(d), wrap, "", "  ");
   if (std::string gate = GateLine(d); !gate.empty()) out += text::Wrap(gate, wrap, "", "  ");
   if (d.empty()) out += "No difference beyond noise: no metric, finding, kernel or op moved.\n";
@@ -187,10 +199,18 @@ std::string RenderDiffText(const RunDiff& d, int width) {
 std::string RenderDiffMarkdown(const RunDiff& d) {
   const SampleComparison& step = d.step_time().comparison;
   std::string out = "### tracelint diff\n\n";
-  out += fmt::format("**{}**\n\n", StepTimeVerdict(d));
+  for (const std::string& w : d.warnings) {
+    out += fmt::format("> **Warning:** {}; the comparison may mean little\n\n",
+                       EscapeMarkdownCell(w));
+  }
+  out += fmt::format("**{}**\n\n", EscapeMarkdownCell(StepTimeVerdict(d)));
   if (std::string gate = GateLine(d); !gate.empty()) out += gate + "\n\n";
-  out += fmt::format("Base: {}  \nNew: {}\n\n", SideLine(d.base_label, d.base_rank, step, true, true),
-                     SideLine(d.new_label, d.new_rank, step, false, true));
+  // A PR comment shows no path of the machine that ran the diff.
+  const PathShortener paths({d.base_label, d.new_label});
+  out += fmt::format("Base: {}  \nNew: {}  \nCompared: {}\n\n",
+                     SideLine(paths.Text(d.base_label), d.base_rank, step, true, true),
+                     SideLine(paths.Text(d.new_label), d.new_rank, step, false, true),
+                     RanksLine(d));
   if (d.empty()) out += "No difference beyond noise: no metric, finding, kernel or op moved.\n\n";
   out += "| metric | median base | p10 .. p90 base | median new | p10 .. p90 new | shift [95% "
          "interval] | p | verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
@@ -269,6 +289,28 @@ void WriteDiffJson(JsonWriter& w, const RunDiff& d) {
   w.Key("label").String(d.new_label);
   w.Key("rank").Int(d.new_rank);
   w.Key("steady_steps").Int(step.n_new);
+  w.EndObject();
+  w.Key("rank_choice").String(d.rank_choice == RankChoice::kAsked       ? "asked"
+                              : d.rank_choice == RankChoice::kSameAsNew ? "same-as-new"
+                                                                        : "each-worst");
+  w.Key("warnings").StringArray(d.warnings);
+  w.Key("outliers").BeginObject();
+  auto outliers = [&w](const std::vector<DiffOutlier>& list) {
+    w.BeginArray();
+    for (const DiffOutlier& o : list) {
+      w.BeginObject();
+      w.Key("step").Int(o.number);
+      w.Key("excess_ns").Int(o.excess_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+  };
+  w.Key("base");
+  outliers(d.base_outliers);
+  w.Key("new");
+  outliers(d.new_outliers);
+  w.Key("change_without_pct");
+  d.has_outliers() ? w.Double(d.trimmed_change_pct) : w.Null();
   w.EndObject();
   w.Key("judged").Bool(d.judged);
   w.Key("min_steps_to_judge").Int(kMinSamplesToJudgeNoise);

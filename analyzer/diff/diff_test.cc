@@ -412,6 +412,111 @@ TEST(ComputeRunDiff, PicksTheWorstRankOrTheOneAsked) {
   EXPECT_TRUE(absl::IsFailedPrecondition(ComputeRunDiff(empty, next, {}).status()));
 }
 
+// docs/design/contract.md, "diff: outliers, compared ranks, warnings": New's
+// slowest rank and the same rank id in Base, not each run's own slowest.
+TEST(ComputeRunDiff, ComparesNewsSlowestRankWithTheSameRankOfBase) {
+  DiffRun base = OneRankRun("base", Steps(130 * kNsPerMs, 6, 0), 0);  // Base's slowest: 0
+  base.ranks.push_back(OneRankRun("base", Steps(100 * kNsPerMs, 6, 0), 1).ranks[0]);
+  DiffRun next = OneRankRun("new", Steps(100 * kNsPerMs, 6, 0), 0);
+  next.ranks.push_back(OneRankRun("new", Steps(120 * kNsPerMs, 6, 0), 1).ranks[0]);  // New's: 1
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->new_rank, 1);
+  EXPECT_EQ(d->base_rank, 1);
+  EXPECT_EQ(d->rank_choice, RankChoice::kSameAsNew);
+  EXPECT_THAT(RenderDiffText(*d), HasSubstr("Compared: rank 1 of New (its slowest) and the same "
+                                            "rank of Base"));
+  // Base without that rank: each run's slowest, and the header says why.
+  DiffRun one = OneRankRun("base", Steps(100 * kNsPerMs, 6, 0), 4);
+  d = ComputeRunDiff(one, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->base_rank, 4);
+  EXPECT_EQ(d->rank_choice, RankChoice::kEachWorst);
+  EXPECT_THAT(RenderDiffText(*d), HasSubstr("Base has no rank 1"));
+}
+
+// The headline names the outlier steps (the one definition:
+// analysis/outlier_steps.h) and the change without them; the verdict stays
+// on every step.
+TEST(ComputeRunDiff, OutlierStepsAreNamedWithTheChangeWithoutThem) {
+  DiffRun base = OneRankRun("base", {150 * kNsPerMs, 151 * kNsPerMs, 149 * kNsPerMs,
+                                     150 * kNsPerMs, 152 * kNsPerMs, 148 * kNsPerMs});
+  DiffRun next = OneRankRun("new", {120 * kNsPerMs, 121 * kNsPerMs, 119 * kNsPerMs,
+                                    120 * kNsPerMs, 201 * kNsPerMs, 168 * kNsPerMs});
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, {});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->new_outliers.size(), 2u);
+  EXPECT_EQ(d->new_outliers[0].number, 4);  // slowest first
+  EXPECT_EQ(d->new_outliers[1].number, 5);
+  EXPECT_TRUE(d->base_outliers.empty());
+  EXPECT_NEAR(d->trimmed_change_pct, -20.0, 0.5);
+  EXPECT_FALSE(d->step_time().comparison.beyond_noise);  // every step tested
+  const std::string verdict = StepTimeVerdict(*d);
+  EXPECT_THAT(verdict, ::testing::ContainsRegex(
+                           "within noise; 2 outlier steps in New \\(#4 \\+[0-9.]+ ms, #5 "
+                           "\\+[0-9.]+ ms\\); without them -2[01]\\.[0-9]%"))
+      << verdict;
+  EXPECT_THAT(RenderDiffJson(*d), HasSubstr("\"change_without_pct\": -"));
+  // Without outliers nothing is added.
+  absl::StatusOr<RunDiff> plain = ComputeRunDiff(base, base, {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_THAT(StepTimeVerdict(*plain), Not(HasSubstr("outlier")));
+}
+
+// The gate reads the untrimmed interval: Base's two slow steps keep its
+// lower bound below the threshold even though New is 10% slower without them.
+TEST(ComputeRunDiff, RegressionGateUsesTheUntrimmedInterval) {
+  DiffRun base = OneRankRun("base", {100 * kNsPerMs, 100 * kNsPerMs, 100 * kNsPerMs,
+                                     100 * kNsPerMs, 200 * kNsPerMs, 200 * kNsPerMs});
+  DiffRun next = OneRankRun("new", Steps(110 * kNsPerMs, 6, 0));
+  DiffOptions options;
+  options.fail_on_regression_pct = 5;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, next, options);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->base_outliers.size(), 2u);
+  EXPECT_NEAR(d->trimmed_change_pct, 10.0, 0.01);
+  EXPECT_TRUE(d->gate_evaluated);
+  EXPECT_LT(d->step_change_low_pct, 5);
+  EXPECT_FALSE(d->gate_tripped);
+}
+
+// A warning heads the diff when the runs differ in device, world size,
+// framework or op set (Jaccard < 0.5); not when they are alike.
+TEST(ComputeRunDiff, WarnsWhenTheRunsDiffer) {
+  DiffRun base = OneRankRun("base", Steps(100 * kNsPerMs, 6, 0));
+  base.ranks[0].device_name = "NVIDIA A100-SXM4-40GB";
+  base.ranks[0].world_size = 8;
+  base.ranks[0].framework = "PyTorch";
+  base.ranks[0].ops = {{"aten::conv2d", 1, 1}, {"aten::relu", 1, 1}, {"aten::add", 1, 1},
+                       {"[no linked launch]", 1, 1}};
+  DiffRun same = base;
+  absl::StatusOr<RunDiff> d = ComputeRunDiff(base, same, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->warnings.empty());
+  DiffRun other = base;
+  other.ranks[0].device_name = "NVIDIA H100 80GB HBM3";
+  other.ranks[0].world_size = 16;
+  other.ranks[0].framework = "JAX";
+  other.ranks[0].ops = {{"aten::embedding_bag", 1, 1}, {"aten::relu", 1, 1},
+                        {"fbgemm::jagged", 1, 1}, {"[no linked launch]", 1, 1}};
+  d = ComputeRunDiff(base, other, {});
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->warnings.size(), 4u);
+  EXPECT_THAT(d->warnings[0], HasSubstr("different devices (NVIDIA A100-SXM4-40GB and NVIDIA "
+                                        "H100 80GB HBM3)"));
+  EXPECT_THAT(d->warnings[1], HasSubstr("world sizes differ (8 and 16 ranks)"));
+  EXPECT_THAT(d->warnings[2], HasSubstr("frameworks differ (PyTorch and JAX)"));
+  EXPECT_THAT(d->warnings[3], HasSubstr("share 1 of 5 op names (Jaccard 0.20 < 0.5)"));
+  EXPECT_THAT(RenderDiffText(*d), HasSubstr("WARNING: the runs ran on different devices"));
+  EXPECT_THAT(RenderDiffMarkdown(*d), HasSubstr("> **Warning:** the world sizes differ"));
+  // Half the names shared is Jaccard 0.5: alike enough.
+  other = base;
+  other.ranks[0].ops = {{"aten::conv2d", 1, 1}, {"aten::relu", 1, 1}, {"aten::mul", 1, 1}};
+  d = ComputeRunDiff(base, other, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->warnings.empty()) << d->warnings.front();
+}
+
 TEST(ComputeRunDiff, IdenticalRunsDiffToNothing) {
   DiffRun base = OneRankRun("a", Steps(100 * kNsPerMs, 10, kNsPerMs));
   base.findings = {Found("f", kNsPerMs)};

@@ -52,6 +52,24 @@ void ForEachInputColumn(SliceColumns& a, SliceColumns& b, Fn fn) {
   fn(a.kind, b.kind);
 }
 
+// col[i] = old col[order[i]], through `scratch`, which is swapped in: the
+// old array becomes the scratch of the next column of the same type. So
+// reordering many columns touches fresh memory for one column per element
+// type, not for each column. (A gather: its loads are independent, unlike
+// following a permutation's cycles in place, which waits on one cache miss
+// at a time.)
+template <typename T>
+void GatherThrough(std::vector<T>& col, const std::vector<uint32_t>& order,
+                   std::vector<T>& scratch) {
+  const size_t n = order.size();
+  if (scratch.size() != n) {
+    ReserveHuge(scratch, n);
+    scratch.resize(n);
+  }
+  for (size_t i = 0; i < n; ++i) scratch[i] = col[order[i]];
+  col.swap(scratch);
+}
+
 // Grows geometrically (an exact reserve per appended part would copy
 // everything merged so far once per part), on huge pages once large.
 template <typename T>

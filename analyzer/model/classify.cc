@@ -1,5 +1,6 @@
 #include "analyzer/model/classify.h"
 
+#include <algorithm>
 #include <array>
 
 #include "analyzer/base/strings.h"
@@ -77,11 +78,16 @@ bool IsHostCollectiveName(std::string_view name) {
 
 // Collective kernels that are not NCCL/RCCL-named: symmetric-memory and
 // custom all-reduce kernels (PyTorch SymmetricMemory, vLLM, TensorRT-LLM,
-// sglang), which move data between devices just as NCCL does.
-constexpr std::array<std::string_view, 9> kCustomCollectiveTokens = {
+// sglang), DeepEP's expert-parallel dispatch/combine/notify kernels
+// ("deep_ep::intranode::dispatch", "dpsk::ep::..."), NVSHMEM/rocSHMEM and
+// MSCCL++ kernels, which move data between devices just as NCCL does.
+constexpr std::array<std::string_view, 18> kCustomCollectiveTokens = {
     "multimem_all_reduce", "multimem_all_gather", "multimem_reduce_scatter",
     "cross_device_reduce", "one_shot_all_reduce", "two_shot_all_reduce",
-    "oneshot_all_reduce", "twoshot_all_reduce", "hccl"};
+    "oneshot_all_reduce",  "twoshot_all_reduce",  "hccl",
+    "deep_ep::",           "dpsk::ep",            "deepep",
+    "nvshmem",             "rocshmem",            "mscclpp",
+    "symmetric_memory",    "symm_mem",            "allreduce_fusion"};
 
 MemorySpace ParseSpace(std::string_view s) {
   s = StripAsciiWhitespace(s);
@@ -106,19 +112,24 @@ bool IsJobSubmissionName(std::string_view name) {
 }
 
 bool IsCollectiveKernelName(std::string_view name) {
-  if (ContainsIgnoreCase(name.substr(0, 64), "nccl") || StartsWithIgnoreCase(name, "rccl")) {
-    return true;
-  }
   // Demangled custom kernels put the namespace first ("void
   // c10d::symmetric_memory::multimem_all_reduce_kernel<...>"); 160 bytes
-  // reach past it without scanning long template argument lists.
-  std::string_view head = name.substr(0, 160);
-  for (std::string_view t : kCustomCollectiveTokens) {
-    if (ContainsIgnoreCase(head, t)) return true;
+  // reach past it without scanning long template argument lists. Lower-cased
+  // once, then searched with find (the tables are lower case).
+  constexpr size_t kHead = 160;
+  char buf[kHead];
+  const size_t n = std::min(kHead, name.size());
+  for (size_t i = 0; i < n; ++i) buf[i] = AsciiLower(name[i]);
+  const std::string_view head(buf, n);
+  if (head.substr(0, 64).find("nccl") != std::string_view::npos || head.starts_with("rccl")) {
+    return true;
   }
-  return ContainsIgnoreCase(head, "allreduce") &&
-         (ContainsIgnoreCase(head, "oneshot") || ContainsIgnoreCase(head, "twoshot") ||
-          ContainsIgnoreCase(head, "one_shot") || ContainsIgnoreCase(head, "two_shot"));
+  for (std::string_view t : kCustomCollectiveTokens) {
+    if (head.find(t) != std::string_view::npos) return true;
+  }
+  return Contains(head, "allreduce") &&
+         (Contains(head, "oneshot") || Contains(head, "twoshot") || Contains(head, "one_shot") ||
+          Contains(head, "two_shot"));
 }
 
 uint16_t ClassifyFlags(EventKind kind, std::string_view name) {

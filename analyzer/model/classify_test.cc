@@ -41,6 +41,32 @@ TEST(Classify, CollectivesNotNcclNamed) {
   EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, "cross_entropy_loss_kernel") & kFlagCollective);
 }
 
+// Expert-parallel and one-sided communication libraries move data between
+// devices as NCCL does: DeepEP (dispatch/combine/notify), NVSHMEM, MSCCL++,
+// symmetric-memory kernels.
+TEST(Classify, CollectivesOfOtherLibraries) {
+  for (std::string_view name :
+       {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*)",
+        "void deep_ep::internode::combine<__nv_bfloat16, 8>(x)",
+        "void deep_ep::intranode::notify_dispatch<8>(int const*, int*, int)",
+        "void deep_ep::internode_ll::dispatch<false, 7168>(void*, float*)",
+        "void dpsk::ep::intranode::cached_notify_combine<8>(x)",
+        "nvshmemi_transfer_rma_kernel<(nvshmemi_op_t)0>(x)",
+        "void nvshmemx_barrier_all_block_kernel(int)",
+        "void mscclpp::allreduce_allpairs<__nv_bfloat16>(x)",
+        "void c10d::symmetric_memory::barrier_kernel(unsigned int**, int, int)",
+        "void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel<true, 8>(x)"}) {
+    EXPECT_TRUE(ClassifyFlags(EventKind::kKernel, name) & kFlagCollective) << name;
+  }
+  // Words that only look alike stay compute.
+  for (std::string_view name :
+       {"void at::native::index_elementwise_kernel<128, 4>(x)",
+        "void vllm::moe::topkGatingSoftmax<8>(x)", "dispatch_kernel_helper",
+        "void at::native::(anonymous namespace)::combine_kernel(x)"}) {
+    EXPECT_FALSE(ClassifyFlags(EventKind::kKernel, name) & kFlagCollective) << name;
+  }
+}
+
 TEST(Classify, DataLoaderSyncLaunch) {
   EXPECT_TRUE(ClassifyFlags(EventKind::kCpuOp,
                             "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__") &

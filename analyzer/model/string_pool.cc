@@ -34,6 +34,24 @@ std::string_view StringPool::Store(std::string_view s) {
   return std::string_view(dst, s.size());
 }
 
+void StringPool::Clear() {
+  // The last chunk is the one being filled unless a large string came last.
+  std::unique_ptr<char[]> keep;
+  if (!chunks_.empty() && chunk_size_ == kChunkBytes) keep = std::move(chunks_.back());
+  chunks_.clear();
+  chunk_used_ = 0;
+  chunk_size_ = 0;
+  arena_bytes_ = 0;
+  if (keep) {
+    chunks_.push_back(std::move(keep));
+    chunk_size_ = kChunkBytes;
+    arena_bytes_ = kChunkBytes;
+  }
+  views_.resize(1);
+  index_.clear();
+  index_.emplace(std::string_view(), kEmptyStringId);
+}
+
 StringId StringPool::Intern(std::string_view s) {
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;

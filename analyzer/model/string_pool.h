@@ -27,6 +27,10 @@ class StringPool {
   StringPool& operator=(const StringPool&) = delete;
 
   StringId Intern(std::string_view s);
+  // Empties the pool (only the empty string is left), keeping one chunk of
+  // the arena for reuse: parsers recycle the pools of the parts of a large
+  // input instead of allocating (and faulting in) fresh ones.
+  void Clear();
   std::optional<StringId> Find(std::string_view s) const;
   std::string_view Get(StringId id) const { return views_[id]; }
   size_t size() const { return views_.size(); }

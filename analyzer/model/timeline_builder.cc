@@ -228,7 +228,21 @@ void TimelineBuilder::ReserveScaled(double factor) {
   ReserveHuge(flow_points_, scaled(flow_points_.size()));
 }
 
-void TimelineBuilder::Append(TimelineBuilder&& part) {
+void TimelineBuilder::Clear() {
+  strings_.Clear();
+  tracks_.clear();
+  track_index_.clear();
+  merged_ = SliceColumns();
+  pending_.clear();
+  args_.clear();
+  details_.clear();
+  flow_points_.clear();
+  counters_.clear();
+  metadata_ = RunMetadata();
+  diagnostics_ = ImportDiagnostics();
+}
+
+void TimelineBuilder::Append(TimelineBuilder& part) {
   // Slices added here before this part come first.
   FlushPending();
   std::vector<StringId> smap(part.strings_.size());
@@ -285,40 +299,51 @@ void TimelineBuilder::Append(TimelineBuilder&& part) {
   m.tracelint_capture = m.tracelint_capture || o.tracelint_capture;
   if (m.host_name.empty()) m.host_name = o.host_name;
   m.events_read += o.events_read;
-  part = TimelineBuilder();
+  part.Clear();
 }
 
-// A slice's position within its track: (ts, -dur, input order). Sorting
-// these small keys instead of indices whose comparator reads PendingSlice
-// keeps the sort in cache.
-struct TimelineBuilder::TrackSortKey {
-  TimeNs ts_ns;
-  TimeNs dur_ns;
-  uint32_t index;
-
-  friend bool operator<(const TrackSortKey& x, const TrackSortKey& y) {
-    if (x.ts_ns != y.ts_ns) return x.ts_ns < y.ts_ns;
-    if (x.dur_ns != y.dur_ns) return x.dur_ns > y.dur_ns;
-    return x.index < y.index;
-  }
-};
-
 struct TimelineBuilder::TrackScratch {
-  std::vector<TrackSortKey> keys;
+  std::vector<size_t> runs;
   std::vector<uint32_t> stack;
 };
 
 void TimelineBuilder::SortTrackSlices(std::vector<uint32_t>& slices,
-                                      std::vector<TrackSortKey>& keys) const {
-  keys.resize(slices.size());
-  const SliceColumns& c = merged_;
-  for (size_t i = 0; i < slices.size(); ++i) {
-    keys[i] = TrackSortKey{c.ts_ns[slices[i]], c.dur_ns[slices[i]], slices[i]};
+                                      std::vector<size_t>& runs) const {
+  const TimeNs* ts = merged_.ts_ns.data();
+  const TimeNs* dur = merged_.dur_ns.data();
+  auto less = [ts, dur](uint32_t x, uint32_t y) {
+    if (ts[x] != ts[y]) return ts[x] < ts[y];
+    if (dur[x] != dur[y]) return dur[x] > dur[y];
+    return x < y;
+  };
+  // Profilers write each thread's events in time order, but Kineto writes a
+  // thread's ops, runtime calls and Python frames as separate sorted runs:
+  // those are merged (n log runs) instead of sorted from scratch.
+  runs.clear();
+  runs.push_back(0);
+  for (size_t i = 1; i < slices.size(); ++i) {
+    if (less(slices[i], slices[i - 1])) runs.push_back(i);
   }
-  // Profilers mostly write each thread's events in time order already.
-  if (std::is_sorted(keys.begin(), keys.end())) return;
-  std::sort(keys.begin(), keys.end());
-  for (size_t i = 0; i < slices.size(); ++i) slices[i] = keys[i].index;
+  if (runs.size() == 1) return;
+  if (runs.size() > slices.size() / 16 + 1) {
+    std::sort(slices.begin(), slices.end(), less);
+    return;
+  }
+  runs.push_back(slices.size());
+  while (runs.size() > 2) {
+    size_t out = 0;
+    size_t k = 0;
+    for (; k + 2 < runs.size(); k += 2) {
+      std::inplace_merge(slices.begin() + static_cast<ptrdiff_t>(runs[k]),
+                         slices.begin() + static_cast<ptrdiff_t>(runs[k + 1]),
+                         slices.begin() + static_cast<ptrdiff_t>(runs[k + 2]), less);
+      runs[out++] = runs[k];
+    }
+    // An odd run out is carried to the next round as it is.
+    if (k + 1 < runs.size()) runs[out++] = runs[k];
+    runs[out++] = slices.size();
+    runs.resize(out);
+  }
 }
 
 using builder_internal::NoScratch;
@@ -431,7 +456,7 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
         list.insert(list.end(), incoming[t].begin(), incoming[t].end());
         std::vector<uint32_t>().swap(incoming[t]);
       }
-      SortTrackSlices(list, scratch.keys);
+      SortTrackSlices(list, scratch.runs);
       WalkTrack(list, options.nesting_clamp_ns, scratch.stack, moved_out[t], clamped_in[t]);
     });
     std::vector<uint8_t> next_dirty(track_count, 0);
@@ -466,6 +491,7 @@ void TimelineBuilder::RepairNesting(const FinalizeOptions& options, Timeline& tl
   ReserveHuge(order, merged_.size());
   for (size_t t = 0; t < tracks_.size(); ++t) {
     order.insert(order.end(), by_track[t].begin(), by_track[t].end());
+    std::vector<uint32_t>().swap(by_track[t]);
   }
   if (clamped > 0) {
     tl.diagnostics_.Add("nesting_clamped", Severity::kInfo,
@@ -520,23 +546,37 @@ absl::StatusOr<Timeline> TimelineBuilder::Finalize(const FinalizeOptions& option
   }
   std::vector<uint32_t> order;
   RepairNesting(options, tl, order);
-  // Each column is put in final order and its input-order copy freed, one
-  // column at a time (two with two threads), so the slices are never held
-  // twice in full.
+  // Columns are put in final order through one scratch array per element
+  // type (GatherThrough), the 8-byte ones on one thread and the narrower
+  // ones on another, so the slices are never held twice.
   const size_t n = in.size();
   SliceColumns& c = tl.slices_;
-  auto gather = [&order, n](auto& from, auto& to) {
-    ReserveHuge(to, n);
-    for (size_t i = 0; i < n; ++i) to.push_back(from[order[i]]);
-    std::remove_reference_t<decltype(from)>().swap(from);
-  };
-  // Columns are independent: gathered in parallel, widest first.
-  std::vector<std::function<void()>> columns;
-  ForEachInputColumn(in, c, [&](auto& from, auto& to) {
-    columns.push_back([&gather, &from, &to] { gather(from, to); });
-  });
-  ParallelFor<NoScratch>(n >= (size_t{1} << 16) ? options.threads : 1, columns.size(),
-                         [&](size_t i, NoScratch&) { columns[i](); });
+  {
+    using builder_internal::GatherThrough;
+    std::function<void()> wide = [&] {
+      std::vector<int64_t> scratch;
+      GatherThrough(in.ts_ns, order, scratch);
+      GatherThrough(in.dur_ns, order, scratch);
+      GatherThrough(in.correlation, order, scratch);
+      GatherThrough(in.external_id, order, scratch);
+    };
+    std::function<void()> narrow = [&] {
+      std::vector<uint32_t> scratch;
+      GatherThrough(in.track, order, scratch);
+      GatherThrough(in.name, order, scratch);
+      GatherThrough(in.args_begin, order, scratch);
+      GatherThrough(in.args_count, order, scratch);
+      GatherThrough(in.details, order, scratch);
+      std::vector<uint16_t> scratch16;
+      GatherThrough(in.flags, order, scratch16);
+      std::vector<EventKind> scratch8;
+      GatherThrough(in.kind, order, scratch8);
+    };
+    std::function<void()> halves[] = {wide, narrow};
+    ParallelFor<NoScratch>(n >= (size_t{1} << 16) ? options.threads : 1, 2,
+                           [&](size_t i, NoScratch&) { halves[i](); });
+    ForEachInputColumn(in, c, [](auto& from, auto& to) { to = std::move(from); });
+  }
   std::vector<uint32_t>().swap(order);
   ReserveHuge(c.depth, n);
   c.depth.resize(n);

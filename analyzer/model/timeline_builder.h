@@ -127,8 +127,13 @@ class TimelineBuilder {
   void ReserveScaled(double factor);
 
   // Moves `part`'s contents after this builder's, remapping ids. Metadata
-  // fields unset here are taken from the part.
-  void Append(TimelineBuilder&& part);
+  // fields unset here are taken from the part. `part` is left empty (as
+  // after Clear()), its capacity kept for reuse.
+  void Append(TimelineBuilder& part);
+  void Append(TimelineBuilder&& part) { Append(part); }
+  // Empties the builder, keeping the capacity of its arrays and one chunk
+  // of its string pool, so a parser can refill it without allocating.
+  void Clear();
 
   absl::StatusOr<Timeline> Finalize(const FinalizeOptions& options = {}) &&;
 
@@ -160,11 +165,10 @@ class TimelineBuilder {
                     uint32_t args_base, uint32_t details_base);
   // Moves pending_ to the end of merged_ and frees it.
   void FlushPending();
-  struct TrackSortKey;
   struct TrackScratch;
-  // Sorts one track's slice indices by (ts, -dur, input order); `keys` is
+  // Sorts one track's slice indices by (ts, -dur, input order); `runs` is
   // scratch space reused across tracks.
-  void SortTrackSlices(std::vector<uint32_t>& slices, std::vector<TrackSortKey>& keys) const;
+  void SortTrackSlices(std::vector<uint32_t>& slices, std::vector<size_t>& runs) const;
   // One nesting-repair walk over a sorted track; see the .cc.
   void WalkTrack(const std::vector<uint32_t>& list, TimeNs clamp_ns,
                  std::vector<uint32_t>& stack, std::vector<uint32_t>& moved_out,

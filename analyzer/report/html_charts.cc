@@ -103,6 +103,25 @@ std::string OpenSvg(std::string_view id, double height, std::string_view label, 
       EscapeHtml(id), width, height, EscapeHtml(label));
 }
 
+std::string BreakableName(std::string_view name) {
+  if (name.size() <= kUnbrokenNameChars) {
+    return "<span class=\"nw\">" + EscapeHtml(name) + "</span>";
+  }
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    out += EscapeHtml(name.substr(i, 1));
+    const char c = name[i];
+    const char next = i + 1 < name.size() ? name[i + 1] : '\0';
+    // After a separator, not between two of them ("::" stays whole).
+    if ((c == ':' || c == '_' || c == '.' || c == ',' || c == '<' || c == '(' || c == '/' ||
+         c == ' ') &&
+        next != c && next != '\0') {
+      out += "<wbr>";
+    }
+  }
+  return out;
+}
+
 std::string_view CategoryColor(int category) { return kCategoryColors[category]; }
 std::string_view CategoryLabel(int category) { return kCategoryLabels[category]; }
 
@@ -372,7 +391,8 @@ std::string RankChart(const ReportInput& in) {
   const double plot_w = kWidth - kLeft - kRight - 90;
   std::string out = OpenSvg("ranks", height, "per-rank step time, idle and communication");
   for (size_t s = 0; s < kSeries.size(); ++s) {
-    out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" fill=\"{}\">&#9632; {}</text>",
+    // style= rather than fill=: the axis class's fill would win over it.
+    out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" style=\"fill:{}\">&#9632; {}</text>",
                        kLeft + 150 * s, kTop - 4, kSeriesColors[s], kSeries[s]);
   }
   for (size_t r = 0; r < rows.size(); ++r) {

@@ -80,6 +80,23 @@ std::string CategoryLegend();
 std::string MemoryChart(const DeviceMemoryUsage& m, std::string_view accelerator,
                         std::string_view id_suffix = "");
 
+// A kernel or op name for a table cell: escaped; a short one never broken
+// (no "host_sil ent"), a long one breakable only after its separators
+// (::, _, ., commas, brackets), never inside a word.
+inline constexpr size_t kUnbrokenNameChars = 32;
+std::string BreakableName(std::string_view name);
+
+// An escaped path whose lines may break after each '/' (a long trace path
+// in a narrow window), never inside a folder's name.
+inline std::string BreakablePath(std::string_view escaped) {
+  std::string out;
+  for (char c : escaped) {
+    out += c;
+    if (c == '/') out += "<wbr>";
+  }
+  return out;
+}
+
 }  // namespace tracelint::html
 
 #endif  // TRACELINT_ANALYZER_REPORT_HTML_CHARTS_H_

@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/roofline.h"
+#include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/model/accelerator.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/report/html_charts.h"
+#include "analyzer/report/roofline_report.h"
 #include "analyzer/report/html_style.h"
 #include "analyzer/report/html_timeline.h"
 #include "analyzer/report/report_data.h"
@@ -23,6 +28,40 @@ namespace {
 using html::CategoryLabel;
 
 std::string E(std::string_view s) { return EscapeHtml(s); }
+
+// Escaped text whose `backtick spans` (code in a fix or a message) become
+// <code>; an unpaired backtick stays as it is.
+// A range of durations ("2.0 us-364.0 us") never breaks at its hyphen: the
+// hyphen between a unit or digit and a digit becomes a non-breaking one.
+std::string KeepRangesWhole(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    bool range = s[i] == '-' && i > 0 && i + 1 < s.size() &&
+                 std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
+                 (std::isdigit(static_cast<unsigned char>(s[i - 1])) ||
+                  (i >= 2 && s[i - 1] == 's' &&
+                   (s[i - 2] == 'u' || s[i - 2] == 'm' || s[i - 2] == 'n' || s[i - 2] == ' ')));
+    out += range ? std::string("\u2011") : std::string(1, s[i]);
+  }
+  return out;
+}
+
+std::string WithCode(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t open = s.find('`', i);
+    size_t close = open == std::string_view::npos ? open : s.find('`', open + 1);
+    if (close == std::string_view::npos) {
+      out += E(s.substr(i));
+      break;
+    }
+    out += E(s.substr(i, open - i)) + "<code>" + E(s.substr(open + 1, close - open - 1)) +
+           "</code>";
+    i = close + 1;
+  }
+  return out;
+}
 std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
 std::string Pct(double share) { return fmt::format("{:.1f}%", 100 * share); }
 std::string OptPct(const std::optional<double>& share) {
@@ -35,6 +74,9 @@ std::string OptPct(const std::optional<double>& share) {
 std::string VerdictHtml(const ReportInput& in) {
   Verdict verdict = in.summary().verdict;
   std::string out = "<b>" + E(verdict.line) + "</b>";
+  if (std::string unowned = UnownedBoundNote(in); !unowned.empty()) {
+    out += "<br><span class=\"note\">(" + E(unowned) + ")</span>";
+  }
   if (!verdict.judgeable && in.summary().no_rank_has_steady_step) {
     out += "<br>Its one-time costs are among the findings. Profile after warm-up: "
            "<code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>.";
@@ -61,7 +103,9 @@ void Header(std::string& out, const ReportInput& in) {
   auto row = [&](std::string_view key, const std::string& value_html) {
     out += fmt::format("<tr><td>{}</td><td>{}</td></tr>", key, value_html);
   };
-  row("Trace", "<code>" + E(in.input_path) + "</code>");
+  row("Trace", "<code>" + html::BreakablePath(E(in.input_path)) + "</code>");
+  if (!in.span_note.empty()) row("Span", E(in.span_note));
+  if (!in.config_note.empty()) row("Config in effect", E(in.config_note));
   if (!in.ranks.empty()) {
     const RunMetadata& md = in.ranks.front()->metadata();
     std::string fw = md.framework.empty() ? "unknown" : md.framework;
@@ -71,10 +115,21 @@ void Header(std::string& out, const ReportInput& in) {
     if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
     if (!md.backend.empty()) ranks += ", backend " + E(md.backend);
     row("Ranks", ranks);
+    // Only devices with activity: a trace lists every device of the host
+    // (docs/html-report.md, "Header"), and "8 GPUs" of which 1 ran reads as
+    // an 8-GPU job.
     std::string devices;
+    int listed = 0, shown = 0;
     for (size_t i = 0; i < in.ranks.size(); ++i) {
       const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+      std::set<int> active;
+      if (i < in.contexts.size()) {
+        for (const DeviceActivity& a : in.contexts[i]->device_activity()) active.insert(a.device);
+      }
       for (const DeviceInfo& d : in.ranks[i]->metadata().devices) {
+        ++listed;
+        if (!active.empty() && !active.contains(d.id)) continue;
+        ++shown;
         if (!devices.empty()) devices += "<br>";
         if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
         // "GPU 0: NVIDIA H100 80GB HBM3, 79.2 GiB", "TPU 0: TPU v5 lite".
@@ -82,8 +137,14 @@ void Header(std::string& out, const ReportInput& in) {
                                E(!d.name.empty()     ? d.name
                                  : d.vendor.empty() ? std::string("(unnamed)")
                                                     : d.vendor + " (unnamed)"));
+        if (std::string arch = DeviceArchitecture(d); !arch.empty()) devices += ", " + E(arch);
         if (d.total_memory_bytes > 0) devices += ", " + E(MemoryBytes(d.total_memory_bytes));
       }
+    }
+    if (shown < listed) {
+      devices += fmt::format("<br><span class=\"note\">{} of {} listed device{} with activity; "
+                             "the others did no work in the trace</span>",
+                             shown, listed, listed == 1 ? "" : "s");
     }
     row("Devices", devices.empty() ? "no device properties in the trace" : devices);
   }
@@ -99,13 +160,13 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
                                        Pct(f.recoverable_share));
   out += fmt::format(
       "<details class=\"finding\" id=\"finding-{}\"{}><summary><span class=\"sev sev-{}\">{}</span>"
-      "<b>{}. {}</b> &mdash; {}, confidence {} <span class=\"note\">[{}]</span></summary>\n",
+      "<b>{}. {}</b> &mdash; {}, confidence {} <span class=\"note nw\">[{}]</span></summary>\n",
       index, index == 1 ? " open" : "", sev, sev, index, E(f.title), cost,
       ConfidenceName(f.confidence), id);
-  if (!f.message.empty()) out += "<p>" + E(f.message) + "</p>\n";
+  if (!f.message.empty()) out += "<p>" + KeepRangesWhole(WithCode(f.message)) + "</p>\n";
   if (!f.evidence.empty()) {
     out += "<ul class=\"evidence\">";
-    for (const Evidence& e : f.evidence) out += "<li>" + E(e.text) + "</li>";
+    for (const Evidence& e : f.evidence) out += "<li>" + WithCode(e.text) + "</li>";
     out += "</ul>\n";
   }
   const FindingLocation& l = f.location;
@@ -132,7 +193,8 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
     for (const TopItem& t : l.top_items) {
       out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"name\">{}</td>"
                          "<td class=\"name\">{}</td></tr>",
-                         Dur(t.total_ns), t.count, E(t.name), E(t.detail));
+                         Dur(t.total_ns), t.count, html::BreakableName(ShortKernelName(t.name)),
+                         E(CompactDetail(t.detail)));
     }
     out += "</table>\n";
   }
@@ -146,19 +208,29 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
     for (const std::string& r : f.per_rank) out += "<li>" + E(r) + "</li>";
     out += "</ul>\n";
   }
-  if (!f.fix.empty()) out += "<div class=\"fix\"><b>Fix:</b> " + E(f.fix) + "</div>\n";
+  if (!f.fix.empty()) out += "<div class=\"fix\"><b>Fix:</b> " + WithCode(f.fix) + "</div>\n";
   out += "</details>\n";
 }
 
 void Findings(std::string& out, const ReportInput& in) {
   out += "<h2 id=\"findings\">Findings, ranked by recoverable step time</h2>\n";
-  out += fmt::format("<p class=\"summary\">{}</p>\n", E(SummarizeFindings(in.findings).line));
+  // A run with no steady step has no step time to recover: its one-time
+  // costs are listed, with no "up to 0% of step time".
+  if (in.summary().no_rank_has_steady_step) {
+    out += fmt::format("<p class=\"summary\">Not judgeable: no steady step, so no per-step "
+                       "saving is claimed; {} one-time cost{} below.</p>\n",
+                       in.findings.size(), in.findings.size() == 1 ? "" : "s");
+  } else {
+    out += fmt::format("<p class=\"summary\">{}</p>\n", E(SummarizeFindings(in.findings).line));
+  }
   int index = 0;
   for (const Finding& f : in.findings) FindingDetails(out, in, f, ++index);
   if (!in.not_judged.empty()) {
     out += "<h3>Could not judge</h3><ul class=\"not-judged\">";
-    for (const RuleOutcome& o : in.not_judged) {
-      out += fmt::format("<li><code>{}</code>: {}</li>", E(o.rule_id), E(o.not_judged_reason));
+    for (const NotJudgedGroup& g : GroupNotJudged(in.not_judged)) {
+      std::vector<std::string> ids;
+      for (const std::string& id : g.rule_ids) ids.push_back("<code>" + E(id) + "</code>");
+      out += fmt::format("<li>{}: {}</li>", fmt::join(ids, ", "), E(g.reason));
     }
     out += "</ul>\n";
   }
@@ -218,8 +290,9 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td>"
                        "<td class=\"name\">{}</td></tr>\n",
                        Dur(k.total_ns), k.count, Dur(k.mean_ns), ShareCell(k.share),
-                       KernelFamilyName(k.kernel_class.family),
-                       TensorCoreCell(k.kernel_class.tc, accelerator), E(k.name));
+                       DeviceFamilyName(k.kernel_class.device_family),
+                       TensorCoreCell(k.kernel_class.tc, accelerator),
+                       html::BreakableName(ShortKernelName(k.name)));
   }
   out += "</table>\n";
   out += fmt::format("<h3>Top {} ops by device time</h3>\n", std::min(n, m.top_ops.size()));
@@ -230,7 +303,7 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}"
                        "<td class=\"name\">{}</td></tr>\n",
                        Dur(o.device_ns), o.count, o.kernel_count, Dur(o.mean_device_ns),
-                       ShareCell(o.share), E(o.name));
+                       ShareCell(o.share), html::BreakableName(o.name));
   }
   out += "</table>\n";
 }
@@ -268,10 +341,23 @@ void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accel
 }
 
 void RankSection(std::string& out, const ReportInput& in, size_t i) {
-  const StepMetrics& m = in.contexts[i]->step_metrics();
+  const StepMetrics& steady = in.contexts[i]->step_metrics();
   std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
-  out += fmt::format("<h2>Step metrics ({}mean over {} step{})</h2>\n", who, m.step_count,
-                     m.step_count == 1 ? "" : "s");
+  // No steady step: the page says so and still describes the run, over
+  // every step (the TensorBoard plugin's view), never "mean over 0 steps".
+  const bool descriptive = steady.step_count == 0 &&
+                           in.contexts[i]->all_step_metrics().step_count > 0;
+  const StepMetrics& m = descriptive ? in.contexts[i]->all_step_metrics() : steady;
+  if (descriptive) {
+    out += fmt::format("<h2>Step metrics ({}no steady step; all {} step{}, for description "
+                       "only)</h2>\n",
+                       who, m.step_count, m.step_count == 1 ? "" : "s");
+    out += "<p class=\"note\">Every step is warm-up, capture or compile, so nothing below is "
+           "a per-step claim and no saving is computed from it.</p>\n";
+  } else {
+    out += fmt::format("<h2>Step metrics ({}mean over {} step{})</h2>\n", who, m.step_count,
+                       m.step_count == 1 ? "" : "s");
+  }
   for (const std::string& note : in.contexts[i]->steps().notes) {
     out += "<p class=\"note\">" + E(note) + "</p>\n";
   }
@@ -302,6 +388,7 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   out += html::UtilizationChart(m, accelerator, ids);
   DeviceMemory(out, *in.contexts[i], accelerator, ids);
   TopTables(out, m, in.options.top_n, accelerator);
+  out += html::RooflineSection(in.contexts[i]->roofline().summary, ids);
 }
 
 // The phases of a rank's steps that are not steady: "ProfilerStep#1

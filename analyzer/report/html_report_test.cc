@@ -6,6 +6,7 @@
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/report/html_charts.h"
+#include "analyzer/report/html_style.h"
 #include "analyzer/report/report_data.h"
 #include "tests/support/report_fixture.h"
 #include "gmock/gmock.h"
@@ -65,7 +66,13 @@ TEST(HtmlReport, HostileNamesAreText) {
   EXPECT_THAT(page, Not(HasSubstr("<b>now")));
   EXPECT_THAT(page, HasSubstr("&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;"
                               "&quot;k&#39;&amp;\nnext"));
-  EXPECT_THAT(page, HasSubstr("aten::&lt;/title&gt;&lt;img src=x onerror=alert(1)&gt;"));
+  // Table cells break long names only at <wbr> (docs/html-report.md): the
+  // escaped text is whole between them.
+  std::string plain = page;
+  for (size_t at = plain.find("<wbr>"); at != std::string::npos; at = plain.find("<wbr>", at)) {
+    plain.erase(at, 5);
+  }
+  EXPECT_THAT(plain, HasSubstr("aten::&lt;/title&gt;&lt;img src=x onerror=alert(1)&gt;"));
   EXPECT_THAT(page, HasSubstr("use &quot;x&quot; &amp; &#39;y&#39; &lt;b&gt;now&lt;/b&gt;"));
 }
 
@@ -184,6 +191,59 @@ TEST(HtmlReport, RunWithoutStepsSaysSo) {
   std::string page = RenderHtmlReport(empty);
   EXPECT_THAT(page, HasSubstr("No step to draw."));
   EXPECT_THAT(page, HasSubstr("no findings"));
+}
+
+// A page that cannot judge says so (no "up to 0% of step time", no "mean
+// over 0 steps"), still describes the run over every step, and shows code in
+// fixes as code, not backticks.
+TEST(HtmlReport, NotJudgeablePageSaysSoAndKeepsItsTables) {
+  testing::Scenario s;
+  s.Device(testing::DeviceSpec::A100());
+  s.HostCall("cudaDeviceGetStreamPriorityRange", 2 * kNsPerS);
+  s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", 100 * kNsPerUs).End();
+  auto a = Analyse({s}, "not_judgeable_page");
+  ASSERT_FALSE(a->input.findings.empty());
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, Not(HasSubstr("of step time recoverable")));
+  EXPECT_THAT(page, Not(HasSubstr("mean over 0 step")));
+  EXPECT_THAT(page, HasSubstr("Not judgeable: no steady step, so no per-step saving is claimed"));
+  EXPECT_THAT(page, HasSubstr("no steady step; all 1 step, for description only"));
+  EXPECT_THAT(page, HasSubstr("class=\"data kernels\""));
+  EXPECT_THAT(page, HasSubstr("<code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>"));
+  EXPECT_THAT(page, Not(HasSubstr("`torch.profiler.schedule")));
+}
+
+// The Ranks chart's legend shows each series' colour: a style, which the
+// axis class's grey fill cannot override (a fill attribute would lose).
+TEST(HtmlReport, RanksLegendKeepsTheSeriesColours) {
+  auto a = Analyse({LoaderBound(4, -1, "k", "aten::mm"), LoaderBound(4, 1, "k", "aten::mm")},
+                   "ranks_legend");
+  std::string chart = html::RankChart(a->input);
+  for (const char* color : {"#4e79a7", "#bab0ac", "#b07aa1", "#e15759"}) {
+    EXPECT_THAT(chart, HasSubstr(std::string("style=\"fill:") + color + "\">&#9632;")) << color;
+  }
+  EXPECT_THAT(chart, Not(HasSubstr("\" fill=\"#4e79a7\">&#9632;")));
+}
+
+// Names break at their separators only; short ones never.
+TEST(HtmlCharts, NamesNeverBreakInsideAWord) {
+  EXPECT_EQ(html::BreakableName("gpu-idle-gaps / host_silent"),
+            "<span class=\"nw\">gpu-idle-gaps / host_silent</span>");
+  EXPECT_EQ(html::BreakableName("void at::native::vectorized_elementwise_kernel<4>"),
+            "void <wbr>at::<wbr>native::<wbr>vectorized_<wbr>elementwise_<wbr>kernel&lt;<wbr>"
+            "4&gt;");
+  EXPECT_THAT(std::string(html::kStyle), Not(HasSubstr("break-all")));
+}
+
+// The header lists the devices that did work, and how many were listed.
+TEST(HtmlReport, HeaderShowsOnlyDevicesWithActivity) {
+  testing::Scenario s = LoaderBound(3, -1, "k", "aten::mm");
+  for (int id = 1; id < 8; ++id) s.Device(testing::DeviceSpec::A100(id));
+  auto a = Analyse({s}, "devices_header");
+  std::string page = RenderHtmlReport(a->input);
+  EXPECT_THAT(page, HasSubstr("GPU 0: NVIDIA A100"));
+  EXPECT_THAT(page, Not(HasSubstr("GPU 7: NVIDIA A100")));
+  EXPECT_THAT(page, HasSubstr("1 of 8 listed devices with activity"));
 }
 
 }  // namespace

@@ -31,11 +31,15 @@ details.finding > summary { cursor: pointer; padding: 8px 0; list-style-position
 .fix { background: #eef8ee; border-left: 4px solid #59a14f; padding: 6px 10px; margin-top: 8px; }
 pre.stack { background: #f6f7f9; padding: 6px 10px; overflow-x: auto; white-space: pre-wrap; }
 table.data { border-collapse: collapse; margin: 6px 0 12px; width: 100%; }
+/* A table wider than a narrow window scrolls in its own box, not the page. */
+@media (max-width: 1000px) { table.data { display: block; overflow-x: auto; } }
 table.data th, table.data td { border-bottom: 1px solid #eceff3; padding: 3px 8px; text-align: right;
                                vertical-align: top; }
 table.data th { background: #f6f7f9; font-weight: 600; }
 table.data td { white-space: nowrap; }
-table.data td.name, table.data th.name { text-align: left; word-break: break-all; white-space: normal; }
+/* Names break only where BreakableName allows (<wbr> after separators), never inside a word. */
+table.data td.name, table.data th.name { text-align: left; overflow-wrap: break-word;
+                                         word-break: normal; white-space: normal; }
 table.data td.metric { word-break: normal; white-space: nowrap; }
 table.data td.wrap { white-space: normal; }
 .nw { white-space: nowrap; }

@@ -7,6 +7,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
@@ -14,6 +15,7 @@
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/roofline_report.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -245,6 +247,8 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.Key("mean_ns").Int(k.mean_ns);
     w.Key("share").Double(k.share);
     w.Key("family").String(KernelFamilyName(k.kernel_class.family));
+    // The fine family, the same names as ranks[].roofline.families[].family.
+    w.Key("kernel_family").String(DeviceFamilyName(k.kernel_class.device_family));
     w.Key("tensor_cores").String(TensorCoreUseName(k.kernel_class.tc));
     w.EndObject();
   }
@@ -281,6 +285,8 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.EndObject();
   }
   w.EndArray();
+  w.Key("roofline");
+  WriteRooflineJson(w, ctx.roofline().summary);
 
   w.Key("import_diagnostics").BeginArray();
   for (const Diagnostic& d : tl.diagnostics().List()) {
@@ -424,6 +430,14 @@ void WriteProvenance(JsonWriter& w, const Provenance& p) {
 }
 
 }  // namespace
+
+std::string FindingJson(const Finding& f) {
+  JsonWriter w(/*compact=*/true);
+  WriteFinding(w, f);
+  std::string out = w.Finish();
+  out.pop_back();  // Finish's newline
+  return out;
+}
 
 std::string RenderJsonReport(const ReportInput& input) {
   JsonWriter w;

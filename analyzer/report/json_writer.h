@@ -1,52 +1,8 @@
 #ifndef TRACELINT_ANALYZER_REPORT_JSON_WRITER_H_
 #define TRACELINT_ANALYZER_REPORT_JSON_WRITER_H_
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include "analyzer/base/json_escape.h"
-
-namespace tracelint {
-
-// A small streaming JSON writer: keys come out in the order they are
-// written (deterministic reports), two-space indentation, doubles in their
-// shortest round-trip form, non-finite doubles as null.
-class JsonWriter {
- public:
-  void BeginObject();
-  void EndObject();
-  void BeginArray();
-  void EndArray();
-  // Key of the next value inside an object.
-  JsonWriter& Key(std::string_view key);
-
-  void String(std::string_view value);
-  void Int(int64_t value);
-  void Double(double value);
-  void Bool(bool value);
-  void Null();
-  void OptionalDouble(const std::optional<double>& value) {
-    value.has_value() ? Double(*value) : Null();
-  }
-  void StringArray(const std::vector<std::string>& values);
-
-  // The document, ending in a newline.
-  std::string Finish();
-
- private:
-  void BeforeValue();
-  void Newline();
-
-  std::string out_;
-  // One entry per open container: number of values written so far.
-  std::vector<int> counts_;
-  bool after_key_ = false;
-};
-
-
-}  // namespace tracelint
+// The JSON writer moved to analyzer/base (the run summary's serialisation
+// uses it below the reporters); this name stays for the reporters.
+#include "analyzer/base/json_writer.h"
 
 #endif  // TRACELINT_ANALYZER_REPORT_JSON_WRITER_H_

@@ -10,9 +10,11 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
+#include "analyzer/base/display_path.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/report/report.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/text_layout.h"
 #include "fmt/format.h"
@@ -21,9 +23,10 @@ namespace tracelint {
 namespace {
 
 // Cell widths, so the table stays readable in a PR (the evidence section
-// and the JSON report carry the full text).
+// and the JSON report carry the full text). The fix is never cut: its
+// specific advice (the optimizer to change, the memory already in use)
+// comes after the general one.
 constexpr size_t kMaxNameColumns = 60;
-constexpr size_t kMaxFixColumns = 160;
 constexpr size_t kMaxCellItems = 3;
 
 // Fixes break at words; names (kernels, ops) have none to break at.
@@ -37,16 +40,18 @@ std::string FirstLine(std::string_view s) {
   return std::string(nl == std::string_view::npos ? s : s.substr(0, nl));
 }
 
+// Each name once (a kernel launched by several ops is one item per op in
+// the evidence, one name here), at most kMaxCellItems, then a count.
 std::string ItemsCell(const Finding& f) {
+  std::vector<std::string> names;
+  for (const TopItem& t : f.location.top_items) {
+    std::string cell = Cell(ShortKernelName(t.name), kMaxNameColumns);
+    if (std::find(names.begin(), names.end(), cell) == names.end()) names.push_back(cell);
+  }
   std::string out;
-  size_t n = std::min(kMaxCellItems, f.location.top_items.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0) out += "<br>";
-    out += Cell(f.location.top_items[i].name, kMaxNameColumns);
-  }
-  if (f.location.top_items.size() > n) {
-    out += fmt::format("<br>+{} more", f.location.top_items.size() - n);
-  }
+  size_t n = std::min(kMaxCellItems, names.size());
+  for (size_t i = 0; i < n; ++i) out += (i > 0 ? "<br>" : "") + names[i];
+  if (names.size() > n) out += fmt::format("<br>+{} more", names.size() - n);
   return out.empty() ? "-" : out;
 }
 
@@ -59,15 +64,27 @@ std::string WhereText(const FindingLocation& l) {
                          l.last_step > l.first_step ? fmt::format("{}-{}", l.first_step, l.last_step)
                                                     : fmt::format("{}", l.first_step));
   }
-  if (!l.track.empty()) where += (where.empty() ? "" : ", ") + l.track;
+  if (!l.track.empty()) where += (where.empty() ? "" : ", ") + ShortTrackName(l.track);
   return where;
 }
 
-void Header(std::string& out, const ReportInput& in, const Verdict& verdict) {
+// A PR comment never shows a path of the machine that ran tracelint:
+// relative to the working directory, else to the input's folder.
+PathShortener ShortenerOf(const ReportInput& in) {
+  std::vector<std::string> inputs = {in.input_path};
+  for (const Timeline* tl : in.ranks) inputs.push_back(tl->metadata().source_path);
+  return PathShortener(inputs);
+}
+
+void Header(std::string& out, const ReportInput& in, const Verdict& verdict,
+            const PathShortener& paths) {
   FindingsSummary summary = SummarizeFindings(in.findings);
   out += fmt::format("### tracelint: {}\n\n", EscapeMarkdownCell(summary.line));
   out += fmt::format("**{}**\n\n", EscapeMarkdownCell(verdict.line));
-  std::string name = std::filesystem::path(in.input_path).filename().string();
+  if (std::string unowned = UnownedBoundNote(in); !unowned.empty()) {
+    out += "(" + EscapeMarkdownCell(unowned) + ")\n\n";
+  }
+  std::string name = paths.Text(in.input_path);
   if (name.empty()) name = in.input_path;
   std::string facts = "Trace " + EscapeMarkdownCell(name);
   if (!in.ranks.empty()) {
@@ -90,6 +107,10 @@ void Header(std::string& out, const ReportInput& in, const Verdict& verdict) {
     }
   }
   out += facts + "\n\n";
+  if (!in.span_note.empty()) out += "Span: " + EscapeMarkdownCell(in.span_note) + "\n\n";
+  if (!in.config_note.empty()) {
+    out += "Config in effect: " + EscapeMarkdownCell(paths.Text(in.config_note)) + "\n\n";
+  }
   // A device near its memory limit is worth a reviewer's eye (a change that
   // raised the batch, say); headroom is not, and stays in the full report.
   for (size_t i = 0; i < in.contexts.size() && i < in.ranks.size(); ++i) {
@@ -119,7 +140,7 @@ void Table(std::string& out, const ReportInput& in, size_t shown) {
     std::string share = f.one_time_ns > 0
                             ? "-"
                             : fmt::format("{:.1f}%", 100 * std::clamp(f.recoverable_share, 0.0, 1.0));
-    std::string fix = f.fix.empty() ? "-" : Cell(FirstLine(f.fix), kMaxFixColumns, /*at_word=*/true);
+    std::string fix = f.fix.empty() ? "-" : EscapeMarkdownCell(FirstLine(f.fix));
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1,
                        FindingSeverityName(f.severity), rule, time, share, fix, ItemsCell(f));
   }
@@ -131,18 +152,18 @@ void Table(std::string& out, const ReportInput& in, size_t shown) {
   out += "\n";
 }
 
-void EvidenceSection(std::string& out, const Finding& f, size_t index) {
+void EvidenceSection(std::string& out, const Finding& f, size_t index, const PathShortener& paths) {
   out += fmt::format("<details><summary>{}. {}: {}</summary>\n\n", index, f.rule_id,
                      EscapeMarkdownCell(f.title));
   if (!f.message.empty()) out += EscapeMarkdownCell(f.message) + "\n\n";
-  for (const Evidence& e : f.evidence) out += "- " + EscapeMarkdownCell(e.text) + "\n";
+  for (const Evidence& e : f.evidence) out += "- " + EscapeMarkdownCell(paths.Text(e.text)) + "\n";
   if (!f.evidence.empty()) out += "\n";
   std::string where = WhereText(f.location);
   if (!where.empty()) out += "Where: " + EscapeMarkdownCell(where) + "\n\n";
   for (const TopItem& t : f.location.top_items) {
     out += fmt::format("- {} x{} {}{}\n", FormatDurationNs(t.total_ns), t.count,
-                       EscapeMarkdownCell(t.name),
-                       t.detail.empty() ? "" : " (" + EscapeMarkdownCell(t.detail) + ")");
+                       EscapeMarkdownCell(ShortKernelName(t.name)),
+                       t.detail.empty() ? "" : " (" + EscapeMarkdownCell(CompactDetail(t.detail)) + ")");
   }
   if (!f.location.top_items.empty()) out += "\n";
   if (!f.location.python_stack.empty()) {
@@ -163,28 +184,34 @@ void EvidenceSection(std::string& out, const Finding& f, size_t index) {
 
 std::string RenderMarkdownReport(const ReportInput& in) {
   std::string out;
+  const PathShortener paths = ShortenerOf(in);
+  // analyze --baseline: the comparison (the CI answer) leads the comment.
+  if (in.baseline != nullptr && !in.baseline->markdown.empty()) out += in.baseline->markdown + "\n";
   Verdict verdict = in.summary().verdict;
-  Header(out, in, verdict);
+  Header(out, in, verdict, paths);
   size_t shown = std::min(in.findings.size(),
                           static_cast<size_t>(std::max(1, in.options.top_n)));
   if (in.findings.empty()) {
     out += verdict.judgeable ? "No findings.\n\n" : "No findings: the run could not be judged.\n\n";
   } else {
     Table(out, in, shown);
-    for (size_t i = 0; i < shown; ++i) EvidenceSection(out, in.findings[i], i + 1);
+    for (size_t i = 0; i < shown; ++i) EvidenceSection(out, in.findings[i], i + 1, paths);
   }
   if (!in.not_judged.empty()) {
     out += "Could not judge:";
-    for (size_t i = 0; i < in.not_judged.size(); ++i) {
-      out += fmt::format("{} `{}` ({})", i == 0 ? "" : ";", in.not_judged[i].rule_id,
-                         EscapeMarkdownCell(in.not_judged[i].not_judged_reason));
+    std::vector<NotJudgedGroup> groups = GroupNotJudged(in.not_judged);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      std::vector<std::string> ids;
+      for (const std::string& id : groups[i].rule_ids) ids.push_back("`" + id + "`");
+      out += fmt::format("{} {} ({})", i == 0 ? "" : ";", fmt::join(ids, ", "),
+                         EscapeMarkdownCell(groups[i].reason));
     }
     out += "\n\n";
   }
   if (!in.warnings.empty()) {
     out += fmt::format("<details><summary>{} warning{}</summary>\n\n", in.warnings.size(),
                        in.warnings.size() == 1 ? "" : "s");
-    for (const std::string& w : in.warnings) out += "- " + EscapeMarkdownCell(w) + "\n";
+    for (const std::string& w : in.warnings) out += "- " + EscapeMarkdownCell(paths.Text(w)) + "\n";
     out += "\n</details>\n";
   }
   return out;

@@ -22,6 +22,10 @@ class JsonWriter;  // json_writer.h
 // reporters place it without depending on diff/.
 struct BaselineSection {
   std::string headline;  // the step-time verdict, one line
+  // The comparison as text and as Markdown: the first thing those reports
+  // show, since it is what a CI run asks.
+  std::string text;
+  std::string markdown;
   std::string html;      // the page section (id "baseline")
   std::function<void(JsonWriter&)> write_json;  // the report's "baseline_diff" value
 };
@@ -31,6 +35,9 @@ inline constexpr int kReportSchemaVersion = 1;
 
 // How the text report is laid out (docs/output-formats.md, "Text").
 enum class TextVerbosity { kQuiet, kNormal, kVerbose };  // -q: findings only; -v: everything
+// The widest line `-v` writes when nothing sets a width (a pipe, a file).
+inline constexpr int kVerboseMaxColumns = 240;
+
 struct TextOptions {
   int width_columns = 0;  // terminal width; 0: no limit (piped output)
   bool color = false;     // SGR colours for severities and headings
@@ -72,12 +79,26 @@ struct RuleInfo {
 struct SarifOptions {
   std::string source_root;  // maps Python frames to repo files; empty: cwd
   std::string docs_url;     // helpUri base; empty: kDefaultDocsUrl
+  // helpUri's <ref> (docs_url/blob/<ref>/rules/docs/<id>.md); empty: the
+  // commit the binary was built from, else "main".
+  std::string docs_ref;
+  // The repository-relative file a result without a mapped frame points at;
+  // empty: README.md when it exists under the source root.
+  std::string anchor;
 };
 
 // Everything a report shows. `ranks` and `contexts` are parallel (one
 // context per rank timeline); findings arrive ranked.
 struct ReportInput {
   std::string input_path;
+  // What was chosen for the user, said under the title (docs/design/contract.md,
+  // "Newest span"): "1732240000002, the newest of 3 profiling spans; --span
+  // to choose another". Empty when nothing was chosen.
+  std::string span_note;
+  // A configuration found by discovery (not named with --config) that
+  // disables rules or changes thresholds: "tracelint.toml (in ../): rules
+  // -gpu-idle-gaps; host-side-ops.MinShare=0.2". Empty otherwise.
+  std::string config_note;
   std::vector<const Timeline*> ranks;
   std::vector<AnalysisContext*> contexts;
   std::vector<Finding> findings;        // ranked
@@ -105,6 +126,10 @@ RunSummary ComputeRunSummary(const ReportInput& input);
 std::string RenderTextReport(const ReportInput& input);
 // Described by analyzer/report/report.schema.json.
 std::string RenderJsonReport(const ReportInput& input);
+// One finding as the JSON report writes it (report.schema.json $defs
+// finding), on one line: `batch` carries every finding of every run in
+// these words.
+std::string FindingJson(const Finding& f);
 // A PR comment: verdict, findings table, one collapsible evidence section
 // per finding (docs/output-formats.md).
 std::string RenderMarkdownReport(const ReportInput& input);

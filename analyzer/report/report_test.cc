@@ -126,6 +126,115 @@ TEST_F(ReportTest, TextHasHeaderMetricsTablesAndFindings) {
   EXPECT_LT(text.find("gpu-idle-gaps"), text.find("== Metrics =="));
 }
 
+// A PR comment never shows a path of the machine that ran tracelint
+// (warnings included), keeps a fix's specific advice whole, and names each
+// op once.
+TEST_F(ReportTest, MarkdownHasNoMachinePathsWholeFixesAndEachNameOnce) {
+  const std::string cwd = std::filesystem::current_path().string();
+  input_.input_path = cwd + "/traces/run1";
+  Finding f = MakeFinding("gpu-idle-gaps", "data_loader", 0.3);
+  f.fix = "Load batches in background workers so the next batch is ready when the step ends: "
+          "raise DataLoader(num_workers=N) to the cores you can spare, set pin_memory=True and "
+          "persistent_workers=True, and move decoding out of __getitem__. The GPU already holds "
+          "91% of its memory, so a larger batch will not fit.";
+  f.location.top_items = {{"aten::mm", 300, 2, "a"}, {"aten::mm", 200, 1, "b"},
+                          {"aten::add", 100, 1, ""}};
+  f.evidence.push_back({"slowest in " + cwd + "/traces/run1/worker0.pt.trace.json", 0, 0, ""});
+  input_.findings = {f};
+  input_.warnings = {cwd + "/traces/run1: skipped 1 .json file(s) that are not Kineto traces",
+                     "/srv/elsewhere/rank3.json: damaged input, see import diagnostics"};
+  std::string md = RenderMarkdownReport(input_);
+  EXPECT_EQ(md.find(cwd), std::string::npos) << md;
+  EXPECT_EQ(md.find("/srv/"), std::string::npos) << md;
+  EXPECT_NE(md.find("Trace traces/run1"), std::string::npos) << md;
+  EXPECT_NE(md.find("- traces/run1: skipped 1 .json file"), std::string::npos) << md;
+  EXPECT_NE(md.find("- rank3.json: damaged input"), std::string::npos) << md;
+  // The table row holds the whole fix, its specific part included.
+  size_t row = md.find("| 1 | high |");
+  ASSERT_NE(row, std::string::npos) << md;
+  std::string line = md.substr(row, md.find('\n', row) - row);
+  EXPECT_NE(line.find("so a larger batch will not fit."), std::string::npos) << line;
+  EXPECT_NE(line.find("| aten::mm<br>aten::add |"), std::string::npos) << line;
+}
+
+// -q on a terminal: the fix wraps onto indented lines instead of being cut
+// to what the first line leaves; nothing goes past the width.
+TEST_F(ReportTest, QuietWrapsTheFixOnATerminal) {
+  Finding f = MakeFinding("gpu-idle-gaps", "data_loader", 0.3);
+  f.fix = "Load batches in background workers: DataLoader(num_workers=8, pin_memory=True, "
+          "persistent_workers=True), and move decoding out of __getitem__.";
+  input_.findings = {f};
+  input_.options.text.verbosity = TextVerbosity::kQuiet;
+  input_.options.text.width_columns = 60;
+  std::string text = RenderTextReport(input_);
+  std::string joined;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end - start);
+    EXPECT_LE(line.size(), 60u) << line;
+    size_t first = line.find_first_not_of(' ');
+    joined += (joined.empty() ? "" : " ") + (first == std::string::npos ? "" : line.substr(first));
+    start = end + 1;
+  }
+  EXPECT_NE(joined.find("move decoding out of __getitem__."), std::string::npos) << text;
+  EXPECT_EQ(text.find("\u2026"), std::string::npos) << text;  // nothing cut
+}
+
+// A reason every rule that could not judge shares is printed once.
+TEST_F(ReportTest, ASharedNotJudgedReasonIsPrintedOnce) {
+  for (const char* id : {"tensor-cores-idle", "kernel-small-grids", "h2d-copy-dominance"}) {
+    RuleOutcome nj;
+    nj.rule_id = id;
+    nj.applicable = false;
+    nj.not_judged_reason = std::string(id) == "h2d-copy-dominance" ? "no copies in the trace"
+                                                                   : "TPU 0 is not a GPU";
+    input_.not_judged.push_back(nj);
+  }
+  std::string text = RenderTextReport(input_);
+  EXPECT_NE(text.find("  tensor-cores-idle, kernel-small-grids: TPU 0 is not a GPU\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("TPU 0 is not a GPU"), text.rfind("TPU 0 is not a GPU"));
+  EXPECT_NE(text.find("  h2d-copy-dominance: no copies in the trace\n"), std::string::npos);
+}
+
+// -v piped has no terminal width, yet no line runs to thousands of columns:
+// C++ signatures shortened, empty shapes dropped, prose wrapped.
+TEST_F(ReportTest, VerboseLinesStayReadable) {
+  Finding f = MakeFinding("tensor-cores-idle", "fp32_gemm", 0.2);
+  // A long message of ordinary words (760 characters) must wrap.
+  f.message.clear();
+  for (int i = 0; i < 95; ++i) f.message += "exposed ";
+  // A real kernel name (986 characters) from an H100 trace.
+  f.location.top_items = {{
+                           "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::nat"
+                           "ive::(anonymous namespace)::where_kernel_impl(at::TensorIterator&)::{lambda()#1}::oper"
+                           "ator()() const::{lambda()#12}::operator()() const::{lambda(bool, c10::BFloat16, c10::B"
+                           "Float16)#1}>(at::TensorIteratorBase&, at::native::(anonymous namespace)::where_kernel_"
+                           "impl(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#12}::operator()"
+                           "() const::{lambda(bool, c10::BFloat16, c10::BFloat16)#1} const&)::{lambda(int)#1}>(int"
+                           ", at::native::gpu_kernel_impl_nocast<at::native::(anonymous namespace)::where_kernel_i"
+                           "mpl(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#12}::operator()("
+                           ") const::{lambda(bool, c10::BFloat16, c10::BFloat16)#1}>(at::TensorIteratorBase&, at::"
+                           "native::(anonymous namespace)::where_kernel_impl(at::TensorIterator&)::{lambda()#1}::o"
+                           "perator()() const::{lambda()#12}::operator()() const::{lambda(bool, c10::BFloat16, c10"
+                           "::BFloat16)#1} const&)::{lambda(int)#1})",
+                           300, 2, "float32 [[], [32, 1024, 14, 14], [], [], []]"}};
+  input_.findings = {f};
+  input_.options.text.verbosity = TextVerbosity::kVerbose;
+  std::string text = RenderTextReport(input_);
+  size_t longest = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    longest = std::max(longest, end - start);
+    start = end + 1;
+  }
+  EXPECT_LE(longest, static_cast<size_t>(kVerboseMaxColumns)) << text;
+  EXPECT_NE(text.find("at::native::elementwise_kernel<128, 4, ...>"), std::string::npos) << text;
+  EXPECT_NE(text.find("[float32 [32, 1024, 14, 14]]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[[]"), std::string::npos) << text;
+}
+
 TEST_F(ReportTest, EmptyFindingsSayNoFindings) {
   std::string text = RenderTextReport(input_);
   EXPECT_NE(text.find("\nNo findings.\n"), std::string::npos) << text;

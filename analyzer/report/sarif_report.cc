@@ -1,11 +1,16 @@
-// --format sarif: SARIF 2.1.0 for code scanning (docs/output-formats.md).
-// One reportingDescriptor per selected rule, one result per finding. A
-// finding with a Python stack is located at the innermost user frame mapped
-// into the checkout (--source-root), with the trace file as a related
-// location; otherwise the trace file is the location.
+// --format sarif: SARIF 2.1.0 for code scanning (docs/output-formats.md;
+// docs/design/contract.md, "SARIF"). One reportingDescriptor per selected
+// rule, one result per finding. A finding with a Python stack is located at
+// the innermost user frame mapped into the checkout (--source-root);
+// otherwise at the anchor file (--sarif-anchor, default README.md). Either
+// way the trace is a related location and is named in the message. No
+// result carries an absolute file:// URI: a trace outside the checkout is
+// named relative to the TRACEROOT base, which only the run-level
+// originalUriBaseIds describes.
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "analyzer/base/version.h"
@@ -34,9 +39,13 @@ std::string_view Level(FindingSeverity s) {
   return "note";
 }
 
+constexpr std::string_view kDefaultAnchor = "README.md";
+
 struct Roots {
   std::string source_root;  // absolute, normalized
   std::string docs_url;     // no trailing slash
+  std::string docs_ref;     // helpUri's <ref>
+  std::string anchor;       // repository-relative; empty: none
 };
 
 Roots ResolveRoots(const SarifOptions& options) {
@@ -47,26 +56,53 @@ Roots ResolveRoots(const SarifOptions& options) {
   r.source_root = (ec ? root : absolute).string();
   r.docs_url = options.docs_url.empty() ? std::string(kDefaultDocsUrl) : options.docs_url;
   while (!r.docs_url.empty() && r.docs_url.back() == '/') r.docs_url.pop_back();
+  r.docs_ref = !options.docs_ref.empty() ? options.docs_ref
+               : !kBuildCommit.empty()   ? std::string(kBuildCommit)
+                                         : std::string("main");
+  if (!options.anchor.empty()) {
+    r.anchor = fs::path(options.anchor).lexically_normal().generic_string();
+  } else if (fs::is_regular_file(fs::path(r.source_root) / kDefaultAnchor, ec)) {
+    r.anchor = std::string(kDefaultAnchor);
+  }
   return r;
 }
 
 std::string HelpUri(const Roots& roots, std::string_view rule_id) {
-  return fmt::format("{}/rules/docs/{}.md", roots.docs_url, rule_id);
+  return fmt::format("{}/blob/{}/rules/docs/{}.md", roots.docs_url, roots.docs_ref, rule_id);
 }
 
-// An artifactLocation for a file: relative to SRCROOT when inside it, else
-// an absolute file:// URI.
-void WriteArtifact(JsonWriter& w, const Roots& roots, const std::string& path) {
+// Where a trace file is, without a machine path: relative to SRCROOT when
+// inside the checkout, else to the current directory when inside it, else
+// its file name (base TRACEROOT, the directory it was read from).
+struct TraceRef {
+  std::string uri;
+  std::string base;  // "SRCROOT" or "TRACEROOT"
+  std::string display;  // what the message says
+};
+
+TraceRef TraceRefOf(const Roots& roots, const std::string& path) {
   std::error_code ec;
   fs::path absolute = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  fs::path relative = absolute.lexically_relative(roots.source_root);
-  w.BeginObject();
-  if (!ec && !relative.empty() && *relative.begin() != "..") {
-    w.Key("uri").String(PercentEncodePath(relative.generic_string()));
-    w.Key("uriBaseId").String("SRCROOT");
-  } else {
-    w.Key("uri").String(FileUri(ec ? path : absolute.string(), false));
+  auto inside = [&](const fs::path& root) -> std::optional<fs::path> {
+    if (ec || root.empty()) return std::nullopt;
+    fs::path relative = absolute.lexically_relative(root);
+    if (relative.empty() || *relative.begin() == "..") return std::nullopt;
+    return relative;
+  };
+  if (std::optional<fs::path> rel = inside(fs::path(roots.source_root))) {
+    return {PercentEncodePath(rel->generic_string()), "SRCROOT", rel->generic_string()};
   }
+  std::error_code cwd_ec;
+  fs::path cwd = fs::weakly_canonical(fs::current_path(cwd_ec), cwd_ec);
+  std::string shown = fs::path(path).filename().string();
+  if (std::optional<fs::path> rel = inside(cwd_ec ? fs::path() : cwd)) shown = rel->generic_string();
+  return {PercentEncodePath(fs::path(path).filename().generic_string()), "TRACEROOT", shown};
+}
+
+void WriteArtifact(JsonWriter& w, std::string_view uri, std::string_view base) {
+  w.BeginObject();
+  w.Key("uri").String(uri);
+  w.Key("uriBaseId").String(base);
   w.EndObject();
 }
 
@@ -85,10 +121,17 @@ void WriteRules(JsonWriter& w, const ReportInput& in, const Roots& roots) {
   for (const RuleInfo& rule : in.rules) {
     std::string help_uri = HelpUri(roots, rule.id);
     w.BeginObject();
+    // No "name": SARIF wants it to differ from the id, and the id is what
+    // users type (--rules).
     w.Key("id").String(rule.id);
-    w.Key("name").String(rule.id);
     w.Key("shortDescription").BeginObject();
     w.Key("text").String(rule.summary);
+    w.EndObject();
+    w.Key("fullDescription").BeginObject();
+    w.Key("text").String(fmt::format(
+        "{} tracelint reads profiler traces; a result names the step time this cause costs and "
+        "the fix.",
+        rule.summary));
     w.EndObject();
     w.Key("help").BeginObject();
     w.Key("text").String(fmt::format(
@@ -108,7 +151,7 @@ void WriteRules(JsonWriter& w, const ReportInput& in, const Roots& roots) {
   w.EndArray();
 }
 
-std::string MessageText(const Finding& f) {
+std::string MessageText(const Finding& f, const TraceRef& trace) {
   std::string text = f.title;
   if (f.one_time_ns > 0) {
     text += fmt::format(" (one-time cost {}).", FormatDurationNs(f.one_time_ns));
@@ -119,6 +162,7 @@ std::string MessageText(const Finding& f) {
   }
   if (!f.message.empty()) text += " " + f.message;
   if (!f.fix.empty()) text += " Fix: " + f.fix;
+  text += fmt::format(" (Trace: {}, rank {}.)", trace.display, f.location.rank);
   return text;
 }
 
@@ -149,47 +193,53 @@ void WriteResult(JsonWriter& w, const ReportInput& in, const Roots& roots, const
     if (in.rules[i].id == f.rule_id) w.Key("ruleIndex").Int(static_cast<int64_t>(i));
   }
   w.Key("level").String(Level(f.severity));
+  TraceRef trace = TraceRefOf(roots, TracePathOf(in, f));
   w.Key("message").BeginObject();
-  w.Key("text").String(MessageText(f));
+  w.Key("text").String(MessageText(f, trace));
   w.EndObject();
 
-  std::string trace = TracePathOf(in, f);
   std::string user_frame = InnermostUserFrame(f.location.python_stack);
   PythonFrame frame = ParsePythonFrame(user_frame);
   std::string source =
       user_frame.empty() ? std::string() : MapToSourceRoot(frame.path, roots.source_root);
+  // The mapped frame, else the anchor, else (no anchor file) the trace.
+  int line = 1;
+  std::string uri, base = "SRCROOT";
+  if (!source.empty()) {
+    uri = PercentEncodePath(source);
+    line = std::max(1, frame.line);
+  } else if (!roots.anchor.empty()) {
+    uri = PercentEncodePath(roots.anchor);
+  } else {
+    uri = trace.uri;
+    base = trace.base;
+  }
+  const bool text_file = !source.empty() || !roots.anchor.empty();
   w.Key("locations").BeginArray();
   w.BeginObject();
   w.Key("physicalLocation").BeginObject();
-  if (!source.empty()) {
-    w.Key("artifactLocation").BeginObject();
-    w.Key("uri").String(PercentEncodePath(source));
-    w.Key("uriBaseId").String("SRCROOT");
-    w.EndObject();
+  w.Key("artifactLocation");
+  WriteArtifact(w, uri, base);
+  if (text_file) {
     w.Key("region").BeginObject();
-    w.Key("startLine").Int(std::max(1, frame.line));
+    w.Key("startLine").Int(line);
     w.EndObject();
-  } else {
-    w.Key("artifactLocation");
-    WriteArtifact(w, roots, trace);
   }
   w.EndObject();
   w.EndObject();
   w.EndArray();
-  if (!source.empty()) {
-    w.Key("relatedLocations").BeginArray();
-    w.BeginObject();
-    w.Key("id").Int(0);
-    w.Key("physicalLocation").BeginObject();
-    w.Key("artifactLocation");
-    WriteArtifact(w, roots, trace);
-    w.EndObject();
-    w.Key("message").BeginObject();
-    w.Key("text").String(fmt::format("the trace (rank {})", f.location.rank));
-    w.EndObject();
-    w.EndObject();
-    w.EndArray();
-  }
+  w.Key("relatedLocations").BeginArray();
+  w.BeginObject();
+  w.Key("id").Int(0);
+  w.Key("physicalLocation").BeginObject();
+  w.Key("artifactLocation");
+  WriteArtifact(w, trace.uri, trace.base);
+  w.EndObject();
+  w.Key("message").BeginObject();
+  w.Key("text").String(fmt::format("the trace (rank {})", f.location.rank));
+  w.EndObject();
+  w.EndObject();
+  w.EndArray();
   w.Key("partialFingerprints").BeginObject();
   w.Key(kFingerprintKey).String(f.fingerprint);
   w.EndObject();
@@ -222,6 +272,13 @@ std::string RenderSarifReport(const ReportInput& in) {
   w.Key("originalUriBaseIds").BeginObject();
   w.Key("SRCROOT").BeginObject();
   w.Key("uri").String(FileUri(roots.source_root, true));
+  w.EndObject();
+  // Traces outside the checkout: named by file name, the directory left
+  // unsaid (it is a path of the machine that ran the analysis).
+  w.Key("TRACEROOT").BeginObject();
+  w.Key("description").BeginObject();
+  w.Key("text").String("the directory the trace was read from, outside the source root");
+  w.EndObject();
   w.EndObject();
   w.EndObject();
   w.Key("invocations").BeginArray();

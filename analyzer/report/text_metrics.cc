@@ -20,11 +20,14 @@
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/run_summary.h"
 #include "analyzer/analysis/stats.h"
+#include "analyzer/analysis/roofline.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/report/roofline_report.h"
 #include "analyzer/report/text_report_parts.h"
 #include "fmt/format.h"
 
@@ -58,7 +61,7 @@ std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
   } else {
     line = fmt::format("{} {}", accelerator, T(d.name));
   }
-  if (d.compute_major >= 0) line += fmt::format(", CC {}.{}", d.compute_major, d.compute_minor);
+  if (std::string arch = DeviceArchitecture(d); !arch.empty()) line += ", " + arch;
   // AMD calls its multiprocessors compute units.
   if (d.sm_count > 0) line += fmt::format(", {} {}", d.sm_count, d.vendor == "AMD" ? "CUs" : "SMs");
   if (d.total_memory_bytes > 0) {
@@ -78,10 +81,8 @@ std::string StepRange(const StepSet& s) {
     }
     return line;
   }
-  std::string range = s.steps.size() == 1
-                          ? fmt::format("ProfilerStep#{}", s.steps.front().number)
-                          : fmt::format("ProfilerStep#{}..#{}", s.steps.front().number,
-                                        s.steps.back().number);
+  std::string range =
+      StepRangeLabel(s.framework, s.steps.front().number, s.steps.back().number);
   std::string line = fmt::format("{} complete ({})", s.steps.size(), range);
   if (s.dropped_incomplete > 0) {
     line += fmt::format(", {} incomplete dropped", s.dropped_incomplete);
@@ -397,7 +398,7 @@ void PerStep(std::string& out, AnalysisContext& ctx, const RankSummary& rank,
 }
 
 void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerator,
-              const Layout& layout) {
+              std::string_view framework, const Layout& layout) {
   if (m.hta.empty()) return;
   int64_t excluded = 0;
   bool by_kind = false;
@@ -407,9 +408,13 @@ void HtaLines(std::string& out, const StepMetrics& m, std::string_view accelerat
   }
   out += Wrap(fmt::format("HTA temporal breakdown (first to last {} activity{}{}):", accelerator,
                           excluded > 0 ? fmt::format("; as HTA does, only {} work launched "
-                                                     "before the last ProfilerStep starts, {} "
+                                                     "before the last {} starts, {} "
                                                      "{} left out",
-                                                     accelerator, excluded,
+                                                     accelerator,
+                                                     StepLabel(framework, 0).starts_with("step")
+                                                         ? "step"
+                                                         : "ProfilerStep",
+                                                     excluded,
                                                      excluded == 1 ? "activity" : "activities")
                                        : "",
                           by_kind ? "; XLA copies and collectives are non-compute by their "
@@ -444,9 +449,9 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
   for (size_t i = 0; i < std::min(n, m.top_kernels.size()); ++i) {
     const KernelStat& k = m.top_kernels[i];
     kernels.AddRow({Dur(k.total_ns), fmt::format("{}", k.count), Dur(k.mean_ns), Pct(k.share),
-                    std::string(KernelFamilyName(k.kernel_class.family)),
+                    std::string(DeviceFamilyName(k.kernel_class.device_family)),
                     std::string(TensorCoreCell(k.kernel_class.tc, accelerator)),
-                    Fit(T(k.name), names)});
+                    Fit(T(ShortKernelName(k.name)), names)});
   }
   out += kernels.Render(layout.width);
   out += Wrap(fmt::format("Top {} ops by device time (outermost op that launched the kernels):",
@@ -558,9 +563,14 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
     RankFacts(out, in, i, layout);
     MetricsTable(out, ctx, accelerator, layout);
     PerStep(out, ctx, in.summary().ranks[i], accelerator, layout);
-    HtaLines(out, ctx.step_metrics(), accelerator, layout);
+    HtaLines(out, ctx.step_metrics(), accelerator, in.ranks[i]->metadata().framework, layout);
     MemoryLines(out, ctx, accelerator, layout);
     TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
+    if (std::string block = RooflineTextBlock(ctx.roofline().summary, layout.width,
+                                              layout.verbose());
+        !block.empty()) {
+      out += Heading("Where the device time goes", layout) + block;
+    }
   }
   if (std::optional<Throughput> t = in.summary().throughput) {
     out += Heading("Throughput", layout);

@@ -12,6 +12,7 @@
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/report/report.h"
+#include "analyzer/report/display_names.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/report/text_layout.h"
 #include "analyzer/report/text_report_parts.h"
@@ -106,10 +107,22 @@ std::string FindingLine(const Finding& f, int index, const Layout& layout) {
   std::string tail = fmt::format(" {}  {}", amount, RuleAndCause(f));
   size_t used = Width(head) + 6 + Width(tail);
   std::string fix = T(FirstLine(f.fix));
+  // -q has no details below: the fix wraps onto indented lines instead of
+  // being cut to what is left of the first.
+  std::string wrapped;
   if (!fix.empty()) {
     size_t room = layout.width == 0 ? 0 : layout.width > used + 2 ? layout.width - used - 2 : 0;
     if (layout.width == 0) {
       tail += ": " + fix;
+    } else if (layout.verbosity == TextVerbosity::kQuiet && used + 2 + 20 <= layout.width) {
+      std::string lines = Wrap(fix, layout.width, std::string(used + 2, ' '), "       ");
+      tail += ": " + lines.substr(used + 2, lines.find('\n') - used - 2);
+      wrapped = lines.substr(lines.find('\n') + 1);
+      if (!wrapped.empty()) wrapped.pop_back();  // FindingsList adds the newline
+    } else if (layout.verbosity == TextVerbosity::kQuiet) {
+      // No room beside the rule: the whole fix on the indented lines below.
+      wrapped = Wrap(fix, layout.width, "       ", "       ");
+      if (!wrapped.empty()) wrapped.pop_back();
     } else if (room >= kMinFixColumns) {
       tail += ": " + Fit(fix, room);
     }
@@ -119,7 +132,7 @@ std::string FindingLine(const Finding& f, int index, const Layout& layout) {
     return Fit(head + PadRight(severity, 6) + tail, layout.width);
   }
   return head + Paint(severity, SeverityColor(f.severity), layout.color) +
-         std::string(6 - severity.size(), ' ') + tail;
+         std::string(6 - severity.size(), ' ') + tail + (wrapped.empty() ? "" : "\n" + wrapped);
 }
 
 // "3 findings, up to 55% of step time recoverable, 1 one-time cost:".
@@ -204,7 +217,7 @@ std::string WhereText(const ReportInput& in, const FindingLocation& l, const Sha
   if (shared.scope.empty()) {
     if (std::string scope = ScopeText(l); !scope.empty()) parts.push_back(scope);
   }
-  if (!l.track.empty()) parts.push_back(T(l.track));
+  if (!l.track.empty()) parts.push_back(T(ShortTrackName(l.track)));
   if (l.end_ns > l.start_ns) {
     // Times from the start of the rank's trace, as timeline viewers show them.
     TimeNs origin = 0;
@@ -293,9 +306,12 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
   }
   const size_t name_width = layout.verbose() ? 0 : 90;
   for (const TopItem& t : f.location.top_items) {
-    std::string item = fmt::format("{} x{} {}{}", Dur(t.total_ns), t.count,
-                                   Fit(T(t.name), name_width),
-                                   t.detail.empty() ? "" : fmt::format(" [{}]", T(t.detail)));
+    // Kernel signatures and shape lists as a reader wants them; the JSON
+    // keeps the trace's text.
+    std::string item =
+        fmt::format("{} x{} {}{}", Dur(t.total_ns), t.count,
+                    Fit(T(ShortKernelName(t.name)), name_width),
+                    t.detail.empty() ? "" : fmt::format(" [{}]", T(CompactDetail(t.detail))));
     out += Wrap(item, w, "     ", "       ");
   }
   if (!f.location.python_stack.empty()) {
@@ -336,18 +352,37 @@ std::string RenderTextReport(const ReportInput& in) {
   using namespace text;
   Layout layout;
   layout.width = static_cast<size_t>(std::max(0, in.options.text.width_columns));
+  // -v piped (no width) still keeps every line readable: whole names and
+  // messages wrap at this many columns instead of running to thousands.
+  if (layout.width == 0 && in.options.text.verbosity == TextVerbosity::kVerbose) {
+    layout.width = kVerboseMaxColumns;
+  }
   layout.color = in.options.text.color;
   layout.verbosity = in.options.text.verbosity;
   layout.all_steps = in.options.text.all_steps || layout.verbose();
   std::string out;
+  // analyze --baseline: the comparison is the CI answer, so it comes first
+  // (after the title line), not after the glossary pointer.
+  auto baseline = [&] {
+    if (in.baseline == nullptr || in.baseline->text.empty()) return;
+    std::string heading = Heading("Against the baseline", layout);
+    out += (out.empty() ? heading.substr(1) : heading) + in.baseline->text + "\n";
+  };
   if (layout.verbosity == TextVerbosity::kQuiet) {
+    baseline();
     FindingsList(out, in, layout);
     return out;
   }
   const size_t w = layout.width;
   out += Paint(TitleLine(in, w), Color::kBold, layout.color) + "\n";
+  if (!in.span_note.empty()) out += Wrap("Span: " + T(in.span_note), w, "", "  ");
+  if (!in.config_note.empty()) out += Wrap("Config in effect: " + T(in.config_note), w, "", "  ");
+  baseline();
   Verdict verdict = in.summary().verdict;
   out += Wrap(verdict.line, w, "", "  ");
+  if (std::string unowned = UnownedBoundNote(in); !unowned.empty()) {
+    out += Wrap("  (" + T(unowned) + ")", w, "", "   ");
+  }
   if (in.summary().no_rank_has_steady_step) {
     out += Wrap("NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or "
                 "compile only, so no per-step claim is made; its one-time costs are listed "
@@ -366,8 +401,9 @@ std::string RenderTextReport(const ReportInput& in) {
   }
   if (!in.not_judged.empty()) {
     out += "Could not judge:\n";
-    for (const RuleOutcome& o : in.not_judged) {
-      out += Wrap(fmt::format("{}: {}", o.rule_id, T(o.not_judged_reason)), w, "  ", "    ");
+    for (const NotJudgedGroup& g : GroupNotJudged(in.not_judged)) {
+      out += Wrap(fmt::format("{}: {}", fmt::join(g.rule_ids, ", "), T(g.reason)), w, "  ",
+                  "    ");
     }
   }
   Details(out, in, layout);

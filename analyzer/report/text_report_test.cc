@@ -301,5 +301,96 @@ TEST(TextLayout, WideTablesSplitIntoColumnGroups) {
   EXPECT_EQ(std::count(narrow.begin(), narrow.end(), '\n'), 5) << narrow;  // two groups
 }
 
+// The words of the user's framework and vendor (issue 30, point 7): JAX and
+// TensorFlow steps are "step N" (their step ids), the no-marker note names
+// the framework's own way to mark steps, AMD devices show their gfx target.
+std::string TextOf(const Scenario& s) {
+  absl::StatusOr<Timeline> tl = s.BuildTimeline();
+  EXPECT_TRUE(tl.ok()) << tl.status();
+  if (!tl.ok()) return "";
+  AnalysisContext ctx(*tl);
+  ReportInput in;
+  in.input_path = "run";
+  in.ranks = {&*tl};
+  in.contexts = {&ctx};
+  return RenderTextReport(in);
+}
+
+TEST(TextReport, JaxAndTensorFlowStepsAreStepN) {
+  for (const char* framework : {"JAX", "TensorFlow"}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100()).Framework(framework);
+    for (int k = 1; k <= 4; ++k) {
+      s.BeginStep(k).Kernel("fusion_1", 5 * kNsPerMs).Sync().EndStep();
+    }
+    std::string text = TextOf(s);
+    EXPECT_NE(text.find("4 complete (steps 1..4)"), std::string::npos) << framework << text;
+    EXPECT_EQ(text.find("ProfilerStep"), std::string::npos) << framework << text;
+  }
+  Scenario torch;
+  torch.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 4; ++k) torch.BeginStep(k).Kernel("k", 5 * kNsPerMs).Sync().EndStep();
+  EXPECT_NE(TextOf(torch).find("(ProfilerStep#1..#4)"), std::string::npos);
+}
+
+TEST(TextReport, TheNoMarkerNoteNamesTheFrameworksWayToMarkSteps) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"JAX", "jax.profiler.StepTraceAnnotation('train', step_num=step)"},
+      {"TensorFlow", "tf.profiler.experimental.Trace('train', step_num=step, _r=1)"},
+      {"PyTorch", "call prof.step() once per iteration"}};
+  for (const auto& [framework, hint] : cases) {
+    Scenario s;
+    s.Device(DeviceSpec::A100()).Framework(framework);
+    for (int k = 0; k < 3; ++k) s.Kernel("fusion_1", 5 * kNsPerMs).Sync();
+    std::string text = TextOf(s);
+    EXPECT_NE(text.find(hint), std::string::npos) << framework << text;
+  }
+}
+
+TEST(TextReport, AmdDevicesShowTheirGfxTarget) {
+  DeviceSpec mi300;
+  mi300.name = "AMD Instinct MI300X";
+  mi300.vendor = "AMD";
+  mi300.compute_major = 9;
+  mi300.compute_minor = 4;
+  mi300.sm_count = 304;
+  mi300.total_memory_bytes = int64_t{192} << 30;
+  Scenario s;
+  s.Device(mi300);
+  for (int k = 1; k <= 3; ++k) s.BeginStep(k).Kernel("Cijk_gemm", 5 * kNsPerMs).Sync().EndStep();
+  std::string text = TextOf(s);
+  EXPECT_NE(text.find("AMD Instinct MI300X, gfx942, 304 CUs"), std::string::npos) << text;
+  EXPECT_EQ(text.find("CC 9.4"), std::string::npos) << text;
+}
+
+// XLA's async copy pairs on a TPU run beside compute: not exposed copies,
+// so they do not make the verdict "copies", and the verdict says how much of
+// the step they took. The same device time as plain copies is "copies".
+TEST(TextReport, XlaAsyncCopiesAreNotExposedCopies) {
+  auto run = [](bool xla_names) {
+    DeviceSpec tpu;
+    tpu.name = "TPU v5 lite";
+    tpu.vendor = "Google";
+    Scenario s;
+    s.Device(tpu).Framework("JAX");
+    for (int k = 1; k <= 4; ++k) {
+      s.BeginStep(k).Kernel("fusion_1", 2 * kNsPerMs);
+      s.CopyH2D(int64_t{64} << 20, 8 * kNsPerMs, MemorySpace::kPinned).Sync().EndStep();
+    }
+    if (xla_names) {
+      s.Edit([](testing::ScenarioEvent& e) {
+        if (e.cat == "gpu_memcpy") e.name = "copy-done.7";
+        return true;
+      });
+    }
+    return TextOf(s);
+  };
+  std::string xla = run(true);
+  EXPECT_EQ(xla.find("Verdict: copies"), std::string::npos) << xla;
+  EXPECT_NE(xla.find("XLA async copies (copy-start/copy-done, 8"), std::string::npos) << xla;
+  std::string plain = run(false);
+  EXPECT_NE(plain.find("Verdict: copies"), std::string::npos) << plain;
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -2,8 +2,107 @@
 
 #include <cupti.h>
 
+#include <cstddef>
+
+#include "capture/inject/cupti_api.h"
+
 namespace tracelint::capture::inject {
 namespace {
+
+// CUPTI writes each activity kind in the newest record version its own
+// header declares: CUPTI 13 the types read below, CUPTI 12 (12.0-12.9) one
+// of their predecessors, all still declared in CUDA 13's
+// cupti_activity_deprecated.h. Every field read here sits at the same
+// offset with the same size in those older versions, so one reader serves
+// both; a field that moved, or is missing in a version CUPTI 12 writes,
+// fails the build here (docs/capture.md, "CUPTI 12 and 13").
+#define TL_SAME(New, Old, field)                                        \
+  static_assert(offsetof(New, field) == offsetof(Old, field) &&         \
+                    sizeof(New::field) == sizeof(Old::field),           \
+                #Old "." #field " is not where " #New " has it")
+#define TL_KERNEL(Old)                                                                      \
+  TL_SAME(CUpti_ActivityKernel10, Old, kind); TL_SAME(CUpti_ActivityKernel10, Old, start);  \
+  TL_SAME(CUpti_ActivityKernel10, Old, end); TL_SAME(CUpti_ActivityKernel10, Old, queued);  \
+  TL_SAME(CUpti_ActivityKernel10, Old, deviceId);                                           \
+  TL_SAME(CUpti_ActivityKernel10, Old, contextId);                                          \
+  TL_SAME(CUpti_ActivityKernel10, Old, streamId);                                           \
+  TL_SAME(CUpti_ActivityKernel10, Old, correlationId);                                      \
+  TL_SAME(CUpti_ActivityKernel10, Old, gridX); TL_SAME(CUpti_ActivityKernel10, Old, gridY); \
+  TL_SAME(CUpti_ActivityKernel10, Old, gridZ); TL_SAME(CUpti_ActivityKernel10, Old, blockX);\
+  TL_SAME(CUpti_ActivityKernel10, Old, blockY);                                             \
+  TL_SAME(CUpti_ActivityKernel10, Old, blockZ);                                             \
+  TL_SAME(CUpti_ActivityKernel10, Old, registersPerThread);                                 \
+  TL_SAME(CUpti_ActivityKernel10, Old, staticSharedMemory);                                 \
+  TL_SAME(CUpti_ActivityKernel10, Old, dynamicSharedMemory);                                \
+  TL_SAME(CUpti_ActivityKernel10, Old, graphId);                                            \
+  TL_SAME(CUpti_ActivityKernel10, Old, graphNodeId); TL_SAME(CUpti_ActivityKernel10, Old, name)
+TL_KERNEL(CUpti_ActivityKernel8);
+TL_KERNEL(CUpti_ActivityKernel9);
+#define TL_COPY(New, Old)                                                                   \
+  TL_SAME(New, Old, start); TL_SAME(New, Old, end); TL_SAME(New, Old, bytes);               \
+  TL_SAME(New, Old, deviceId); TL_SAME(New, Old, contextId); TL_SAME(New, Old, streamId);   \
+  TL_SAME(New, Old, correlationId); TL_SAME(New, Old, copyKind); TL_SAME(New, Old, srcKind);\
+  TL_SAME(New, Old, dstKind); TL_SAME(New, Old, flags); TL_SAME(New, Old, graphId)
+TL_COPY(CUpti_ActivityMemcpy6, CUpti_ActivityMemcpy5);
+TL_COPY(CUpti_ActivityMemcpyPtoP4, CUpti_ActivityMemcpyPtoP3);
+TL_SAME(CUpti_ActivityMemcpyPtoP4, CUpti_ActivityMemcpyPtoP3, srcDeviceId);
+TL_SAME(CUpti_ActivityMemcpyPtoP4, CUpti_ActivityMemcpyPtoP3, dstDeviceId);
+#define TL_MEMSET(Old)                                                                      \
+  TL_SAME(CUpti_ActivityMemset4, Old, start); TL_SAME(CUpti_ActivityMemset4, Old, end);     \
+  TL_SAME(CUpti_ActivityMemset4, Old, bytes); TL_SAME(CUpti_ActivityMemset4, Old, deviceId);\
+  TL_SAME(CUpti_ActivityMemset4, Old, contextId);                                           \
+  TL_SAME(CUpti_ActivityMemset4, Old, streamId);                                            \
+  TL_SAME(CUpti_ActivityMemset4, Old, correlationId);                                       \
+  TL_SAME(CUpti_ActivityMemset4, Old, value); TL_SAME(CUpti_ActivityMemset4, Old, memoryKind);\
+  TL_SAME(CUpti_ActivityMemset4, Old, graphId)
+TL_MEMSET(CUpti_ActivityMemset3);
+#define TL_SYNC(Old)                                                                        \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, start);                                      \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, end);                                        \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, correlationId);                              \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, contextId);                                  \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, streamId);                                   \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, cudaEventId);                                \
+  TL_SAME(CUpti_ActivitySynchronization2, Old, type)
+TL_SYNC(CUpti_ActivitySynchronization);
+#define TL_GRAPH(Old)                                                                       \
+  TL_SAME(CUpti_ActivityGraphTrace2, Old, start); TL_SAME(CUpti_ActivityGraphTrace2, Old, end); \
+  TL_SAME(CUpti_ActivityGraphTrace2, Old, deviceId);                                        \
+  TL_SAME(CUpti_ActivityGraphTrace2, Old, contextId);                                       \
+  TL_SAME(CUpti_ActivityGraphTrace2, Old, streamId);                                        \
+  TL_SAME(CUpti_ActivityGraphTrace2, Old, correlationId);                                   \
+  TL_SAME(CUpti_ActivityGraphTrace2, Old, graphId)
+TL_GRAPH(CUpti_ActivityGraphTrace);
+#define TL_OVERHEAD(Old)                                                                    \
+  TL_SAME(CUpti_ActivityOverhead3, Old, start); TL_SAME(CUpti_ActivityOverhead3, Old, end); \
+  TL_SAME(CUpti_ActivityOverhead3, Old, overheadKind);                                      \
+  TL_SAME(CUpti_ActivityOverhead3, Old, objectKind);                                        \
+  TL_SAME(CUpti_ActivityOverhead3, Old, objectId)
+TL_OVERHEAD(CUpti_ActivityOverhead2);
+#define TL_DEVICE(Old)                                                                      \
+  TL_SAME(CUpti_ActivityDevice5, Old, id); TL_SAME(CUpti_ActivityDevice5, Old, name);       \
+  TL_SAME(CUpti_ActivityDevice5, Old, globalMemorySize);                                    \
+  TL_SAME(CUpti_ActivityDevice5, Old, numMultiprocessors);                                  \
+  TL_SAME(CUpti_ActivityDevice5, Old, computeCapabilityMajor);                              \
+  TL_SAME(CUpti_ActivityDevice5, Old, computeCapabilityMinor);                              \
+  TL_SAME(CUpti_ActivityDevice5, Old, maxThreadsPerBlock);                                  \
+  TL_SAME(CUpti_ActivityDevice5, Old, maxWarpsPerMultiprocessor);                           \
+  TL_SAME(CUpti_ActivityDevice5, Old, maxRegistersPerBlock);                                \
+  TL_SAME(CUpti_ActivityDevice5, Old, maxRegistersPerMultiprocessor);                       \
+  TL_SAME(CUpti_ActivityDevice5, Old, numThreadsPerWarp);                                   \
+  TL_SAME(CUpti_ActivityDevice5, Old, maxSharedMemoryPerBlock);                             \
+  TL_SAME(CUpti_ActivityDevice5, Old, maxSharedMemoryPerMultiprocessor)
+TL_DEVICE(CUpti_ActivityDevice4);
+TL_SAME(CUpti_ActivityContext3, CUpti_ActivityContext2, contextId);
+TL_SAME(CUpti_ActivityContext3, CUpti_ActivityContext2, deviceId);
+#undef TL_KERNEL
+#undef TL_COPY
+#undef TL_MEMSET
+#undef TL_SYNC
+#undef TL_GRAPH
+#undef TL_OVERHEAD
+#undef TL_DEVICE
+#undef TL_SAME
 
 // The thread a marker or overhead record belongs to, when CUPTI names one.
 void ThreadOf(CUpti_ActivityObjectKind kind, const CUpti_ActivityObjectKindId& id,
@@ -21,7 +120,7 @@ StrId RecordTranslator::ApiName(uint32_t domain, uint32_t cbid) {
   auto it = api_names_.find(key);
   if (it != api_names_.end()) return it->second;
   const char* name = nullptr;
-  if (cuptiGetCallbackName(static_cast<CUpti_CallbackDomain>(domain), cbid, &name) !=
+  if (Cupti().GetCallbackName(static_cast<CUpti_CallbackDomain>(domain), cbid, &name) !=
           CUPTI_SUCCESS ||
       name == nullptr) {
     name = "";
@@ -34,7 +133,7 @@ StrId RecordTranslator::ApiName(uint32_t domain, uint32_t cbid) {
 size_t RecordTranslator::Translate(uint8_t* buffer, size_t valid_bytes) {
   size_t kept = 0;
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
+  while (Cupti().ActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
     ++kept;
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:

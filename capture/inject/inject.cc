@@ -46,6 +46,7 @@
 #include <thread>
 
 #include "capture/convert/raw_format.h"
+#include "capture/inject/cupti_api.h"
 #include "capture/inject/cupti_records.h"
 
 namespace tracelint::capture::inject {
@@ -68,7 +69,7 @@ int64_t EpochNs() {
 
 void Warn(const char* what, CUptiResult r) {
   const char* text = nullptr;
-  cuptiGetResultString(r, &text);
+  Cupti().GetResultString(r, &text);
   std::fprintf(stderr, "tracelint capture: %s: %s\n", what, text ? text : "error");
 }
 
@@ -127,8 +128,8 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
 void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
                               size_t /*size*/, size_t valid) {
   FullBuffer b{buffer, valid, 0, stream_id, 0};
-  if (context != nullptr) cuptiGetContextId(context, &b.context_id);
-  cuptiActivityGetNumDroppedRecords(context, stream_id, &b.dropped);
+  if (context != nullptr) Cupti().GetContextId(context, &b.context_id);
+  Cupti().ActivityGetNumDroppedRecords(context, stream_id, &b.dropped);
   {
     std::lock_guard<std::mutex> lock(g->mu);
     g->full.push_back(b);
@@ -155,7 +156,7 @@ void WriterLoop() {
     if (b.dropped > 0) {
       g->dropped_total += b.dropped;
       uint64_t now = 0;
-      cuptiGetTimestamp(&now);
+      Cupti().GetTimestamp(&now);
       g->writer.Add(DroppedRecord{now, b.context_id, b.stream_id, b.dropped});
     }
     WriteAll(g->writer.Take());
@@ -186,19 +187,28 @@ bool WantedDriverCall(const char* name) {
 void EnableDriverApi(bool enable) {
   if (g->all_driver_api) {
     if (enable) {
-      if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER); r != CUPTI_SUCCESS) {
+      if (CUptiResult r = Cupti().ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER); r != CUPTI_SUCCESS) {
         Warn("cannot record driver API calls", r);
       }
     } else {
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+      Cupti().ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    }
+    return;
+  }
+  if (Cupti().ActivityEnableDriverApi == nullptr) {
+    // An older CUPTI 12 cannot pick driver calls one by one: all of them.
+    if (enable) {
+      Cupti().ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    } else {
+      Cupti().ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
     }
     return;
   }
   for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
     const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name &&
+    if (Cupti().GetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name &&
         WantedDriverCall(name)) {
-      cuptiActivityEnableDriverApi(cbid, enable ? 1 : 0);
+      Cupti().ActivityEnableDriverApi(cbid, enable ? 1 : 0);
     }
   }
 }
@@ -208,20 +218,20 @@ void StartRecording() {
   std::string refused;
   CUptiResult why = CUPTI_SUCCESS;
   for (CUpti_ActivityKind kind : kKinds) {
-    if (CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = Cupti().ActivityEnable(kind); r != CUPTI_SUCCESS) {
       refused += (refused.empty() ? "" : ", ") + std::to_string(static_cast<int>(kind));
       why = r;
     }
   }
   if (!refused.empty()) {
     const char* text = nullptr;
-    cuptiGetResultString(why, &text);
+    Cupti().GetResultString(why, &text);
     std::fprintf(stderr, "tracelint capture: CUPTI refused activity kinds %s (%s)\n",
                  refused.c_str(), text ? text : "error");
   }
   EnableDriverApi(true);
   if (g->graph_trace) {
-    if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    if (CUptiResult r = Cupti().ActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
         r != CUPTI_SUCCESS) {
       Warn("graph-level tracing unavailable; kernels of graphs are recorded one by one", r);
     }
@@ -235,11 +245,11 @@ void Finish(uint32_t reason) {
   std::lock_guard<std::mutex> finishing(finish_mu);
   if (g == nullptr || getpid() != g->owner || g->finished.exchange(true)) return;
   if (g->recording.exchange(false)) {
-    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    for (CUpti_ActivityKind kind : kKinds) Cupti().ActivityDisable(kind);
     EnableDriverApi(false);
-    if (g->graph_trace) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    if (g->graph_trace) Cupti().ActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
   }
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  Cupti().ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard<std::mutex> lock(g->mu);
     g->stop_writer = true;
@@ -247,7 +257,7 @@ void Finish(uint32_t reason) {
   g->cv.notify_one();
   if (g->writer_thread.joinable()) g->writer_thread.join();
   EndRecord end;
-  cuptiGetTimestamp(&end.ts_ns);
+  Cupti().GetTimestamp(&end.ts_ns);
   end.dropped_total = g->dropped_total;
   end.reason = reason;
   g->writer.Add(end);
@@ -323,9 +333,9 @@ bool OpenDump() {
   p.world_size = static_cast<int32_t>(EnvInt("WORLD_SIZE", -1));
   p.local_rank = static_cast<int32_t>(EnvInt("LOCAL_RANK", -1));
   uint64_t cupti_now = 0;
-  cuptiGetTimestamp(&cupti_now);
+  Cupti().GetTimestamp(&cupti_now);
   p.clock_offset_ns = EpochNs() - static_cast<int64_t>(cupti_now);
-  cuptiGetVersion(&p.cupti_version);
+  Cupti().GetVersion(&p.cupti_version);
   if (FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
     char buf[512];
     size_t n = std::fread(buf, 1, sizeof(buf), f);
@@ -351,13 +361,21 @@ bool Initialize() {
     g->stop_ns = duration > 0 ? g->start_ns + duration : 0;
     g->graph_trace = EnvInt("TRACELINT_CAPTURE_GRAPH_TRACE", 0) == 1;
     g->all_driver_api = EnvInt("TRACELINT_CAPTURE_ALL_DRIVER_API", 0) == 1;
+    std::string why;
+    if (LoadCupti(&why) == nullptr) {
+      std::fprintf(stderr,
+                   "tracelint capture: CUPTI 12 or 13 not found, nothing is recorded (set "
+                   "TRACELINT_CUPTI_LIBRARY to libcupti.so.13 or .12; tried: %s)\n",
+                   why.c_str());
+      return;
+    }
     if (!OpenDump()) return;
-    if (CUptiResult r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted);
+    if (CUptiResult r = Cupti().ActivityRegisterCallbacks(BufferRequested, BufferCompleted);
         r != CUPTI_SUCCESS) {
       Warn("cannot register CUPTI buffers", r);
       return;
     }
-    cuptiActivityFlushPeriod(kFlushPeriodMs);
+    Cupti().ActivityFlushPeriod(kFlushPeriodMs);
     g->writer_thread = std::thread(WriterLoop);
     if (::pipe2(g->wake, O_CLOEXEC) != 0) g->wake[0] = g->wake[1] = -1;
     // Only signals the program leaves at their default: its own handlers
@@ -400,17 +418,12 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 // CUPTI's own handler turns NVTX calls into marker records.
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
   tracelint::capture::inject::Initialize();
-  using Fn = int (*)(const void*);
-  static Fn cupti_nvtx = [] {
-    Dl_info info{};
-    // The CUPTI this library was linked against is already loaded.
-    if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) == 0 || !info.dli_fname) {
-      return Fn{nullptr};
-    }
-    void* lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    return lib ? reinterpret_cast<Fn>(dlsym(lib, "InitializeInjectionNvtx2")) : Fn{nullptr};
-  }();
-  return cupti_nvtx != nullptr ? cupti_nvtx(get_export_table) : 0;
+  // The CUPTI Initialize opened (cupti_api.h) handles NVTX itself.
+  const tracelint::capture::inject::CuptiApi* api =
+      tracelint::capture::inject::LoadCupti(nullptr);
+  return api != nullptr && api->InitializeInjectionNvtx2 != nullptr
+             ? api->InitializeInjectionNvtx2(get_export_table)
+             : 0;
 }
 
 }  // extern "C"

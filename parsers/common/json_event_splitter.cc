@@ -48,15 +48,17 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
     v.damage_what = what;
     return at;
   };
+  // Exactly v.indent spaces or tabs after the newline, then '{'. The brace
+  // is looked at first: almost every line of an event fails there, without
+  // a walk over its indentation.
   auto opens_next_event = [&](const char* newline) {
-    if (v.indent < 0) return false;
-    const char* q = newline + 1;
-    int64_t col = 0;
-    while (q < end && (*q == ' ' || *q == '\t') && col <= v.indent) {
-      ++q;
-      ++col;
+    if (v.indent < 0 || end - newline <= v.indent + 1) return false;
+    const char* brace = newline + 1 + v.indent;
+    if (*brace != '{') return false;
+    for (const char* q = newline + 1; q < brace; ++q) {
+      if (*q != ' ' && *q != '\t') return false;
     }
-    return q < end && *q == '{' && col == v.indent;
+    return true;
   };
   while (p < end) {
     // Inside a container, 64 bytes at a time: strings found by prefix XOR of
@@ -324,6 +326,13 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         }
         break;
       case State::kEventsElemStart:
+        if (fast_scan_enabled_ && end - p >= 128) {
+          const char* q = ScanEventsFast(p, end, begin);
+          if (q != p || state_ != State::kEventsElemStart) {
+            p = q;
+            break;
+          }
+        }
         if (IsJsonSpace(c) || c == ',') {
           // An event's indentation, when it starts its line, tells the next
           // event's start from a nested object's (damage, in ScanValue).

@@ -54,6 +54,9 @@ class JsonEventSplitter {
   };
 
   JsonEventSplitter(size_t split_bytes, size_t max_document_bytes);
+  // Tests: off makes every byte go through the byte-wise path, which the
+  // fast path must agree with.
+  static void set_fast_scan(bool on) { fast_scan_enabled_ = on; }
   void set_limits(const Limits& limits) { limits_ = limits; }
 
   // Scans the next bytes. Fails when the input is not a JSON object or array
@@ -138,6 +141,11 @@ class JsonEventSplitter {
   // Advances through a value from p; returns the pointer just past the value
   // when it completed (set *done), else end.
   const char* ScanValue(ValueScan& v, const char* p, const char* end, bool* done);
+  // From p, between two elements of the event array: reads whole events
+  // from the 64-byte blocks of [p, end) (json_event_splitter_fast.cc) and
+  // returns where the byte-wise path must go on. `begin` is where the
+  // bytes fed start.
+  const char* ScanEventsFast(const char* p, const char* end, const char* begin);
   void StartPart();
   void ClosePart();
   void EndEvent();
@@ -148,6 +156,7 @@ class JsonEventSplitter {
   // a string longer than limits_.max_string_bytes.
   bool HasOverlongString();
 
+  static bool fast_scan_enabled_;
   size_t split_bytes_;
   size_t max_document_bytes_;
   State state_ = State::kStart;

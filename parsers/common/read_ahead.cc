@@ -10,7 +10,7 @@ ReadAhead::ReadAhead(InputStream& in, size_t chunk_bytes, int depth)
   size_t count = static_cast<size_t>(std::max(depth, 0)) + 1;
   buffers_.resize(count);
   for (size_t i = 0; i < count; ++i) {
-    buffers_[i].bytes.resize(chunk_bytes_);
+    buffers_[i].bytes.reset(new char[chunk_bytes_]);
     free_.push_back(i);
   }
   if (depth > 0) producer_ = std::thread([this] { Produce(); });
@@ -36,7 +36,7 @@ void ReadAhead::Produce() {
       free_.pop_front();
     }
     Chunk& c = buffers_[slot];
-    absl::StatusOr<size_t> n = in_.Read(c.bytes.data(), c.bytes.size());
+    absl::StatusOr<size_t> n = in_.Read(c.bytes.get(), chunk_bytes_);
     c.status = n.status();
     c.size = n.ok() ? *n : 0;
     bool last = !n.ok() || *n == 0;
@@ -54,9 +54,9 @@ absl::StatusOr<std::string_view> ReadAhead::Next() {
   if (!producer_.joinable()) {
     // Synchronous: one buffer, refilled in place.
     Chunk& c = buffers_[0];
-    absl::StatusOr<size_t> n = in_.Read(c.bytes.data(), c.bytes.size());
+    absl::StatusOr<size_t> n = in_.Read(c.bytes.get(), chunk_bytes_);
     if (!n.ok()) return n.status();
-    return std::string_view(c.bytes.data(), *n);
+    return std::string_view(c.bytes.get(), *n);
   }
   std::unique_lock<std::mutex> lock(mu_);
   if (in_use_ != static_cast<size_t>(-1)) {
@@ -71,7 +71,7 @@ absl::StatusOr<std::string_view> ReadAhead::Next() {
   in_use_ = slot;
   const Chunk& c = buffers_[slot];
   if (!c.status.ok()) return c.status;
-  return std::string_view(c.bytes.data(), c.size);
+  return std::string_view(c.bytes.get(), c.size);
 }
 
 }  // namespace tracelint

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -31,7 +32,9 @@ class ReadAhead {
 
  private:
   struct Chunk {
-    std::string bytes;
+    // Not zero-filled: read() writes it, and zeroing first would fault in
+    // every page on the caller's thread for nothing.
+    std::unique_ptr<char[]> bytes;
     size_t size = 0;
     absl::Status status;
   };

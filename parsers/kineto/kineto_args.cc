@@ -8,16 +8,15 @@
 namespace tracelint::kineto {
 namespace {
 
-// Arg names the analyses read, with every spelling seen across Kineto
-// versions. Anything else in "args" is dropped at parse time to keep the
-// memory per event small.
-constexpr std::array<std::pair<std::string_view, ArgKey>, 47> kArgKeys = {{
+// Arg names the parser and the analyses read, with every spelling seen
+// across Kineto versions. Anything else in "args" is skipped at parse time
+// to keep the memory per event small.
+constexpr std::array<std::pair<std::string_view, ArgKey>, 29> kArgKeys = {{
     {"grid", ArgKey::kGrid},
     {"block", ArgKey::kBlock},
     {"registers per thread", ArgKey::kRegistersPerThread},
     {"shared memory", ArgKey::kSharedMemory},
     {"blocks per SM", ArgKey::kBlocksPerSm},
-    {"warps per SM", ArgKey::kWarpsPerSm},
     {"est. achieved occupancy %", ArgKey::kOccupancyPct},
     {"bytes", ArgKey::kBytes},
     // MTIA dma_request events: "size" in bytes, "direction" HOST_TO_DEVICE ...
@@ -39,27 +38,11 @@ constexpr std::array<std::pair<std::string_view, ArgKey>, 47> kArgKeys = {{
     {"In msg nelems", ArgKey::kInMsgNelems},
     {"Out msg nelems", ArgKey::kOutMsgNelems},
     {"dtype", ArgKey::kDtype},
-    {"Group size", ArgKey::kGroupSize},
-    {"Process Group Name", ArgKey::kProcessGroup},
-    {"Process Group Description", ArgKey::kProcessGroup},
-    {"Process Group Ranks", ArgKey::kProcessGroup},
-    {"Process Group ID", ArgKey::kProcessGroup},
-    {"Sequence number", ArgKey::kSequenceNumber},
-    {"Fwd thread id", ArgKey::kFwdThreadId},
-    {"Call stack", ArgKey::kCallStack},
-    {"Python id", ArgKey::kPythonId},
-    {"Python parent id", ArgKey::kPythonParentId},
-    {"Seq", ArgKey::kSeq},
-    {"Src Rank", ArgKey::kSrcRank},
-    {"Dst Rank", ArgKey::kDstRank},
-    {"Rank", ArgKey::kRank},
-    {"In split size", ArgKey::kInSplitSize},
-    {"Out split size", ArgKey::kOutSplitSize},
-    {"Comms Id", ArgKey::kCommsId},
-    {"wait_on_stream", ArgKey::kWaitOnStream},
-    {"cuda_sync_kind", ArgKey::kCudaSyncKind},
+    // with_flops: Kineto's estimate for matmul/conv/add/mul ops.
+    {"flops", ArgKey::kFlops},
     {"Record function id", ArgKey::kRecordFunctionId},
     {"Ev Idx", ArgKey::kEvIdx},
+    {"Concrete Inputs", ArgKey::kConcreteInputs},
 }};
 
 constexpr size_t kMaxKeyBytes = 32;
@@ -102,13 +85,18 @@ std::string_view KeptArgName(ArgKey k, std::string_view key_as_written) {
 }
 
 bool IsKeptAsArg(ArgKey k) {
-  // "warps per SM" has no DeviceDetails field; it stays an arg.
-  return (k >= ArgKey::kDevice && k < ArgKey::kRecordFunctionId) || k == ArgKey::kWarpsPerSm;
+  return k >= ArgKey::kInputDims && k < ArgKey::kRecordFunctionId;
 }
 
 bool WantsArrayText(ArgKey k) {
   return k == ArgKey::kGrid || k == ArgKey::kBlock || k == ArgKey::kInputDims ||
-         k == ArgKey::kInputType || k == ArgKey::kProcessGroup;
+         k == ArgKey::kInputType || k == ArgKey::kConcreteInputs;
+}
+
+bool KeepsArgFor(ArgKey k, std::string_view event_name) {
+  if (k != ArgKey::kConcreteInputs) return true;
+  return event_name.find("attention") != std::string_view::npos ||
+         event_name.find("convolution") != std::string_view::npos;
 }
 
 }  // namespace tracelint::kineto

@@ -15,17 +15,13 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "parsers/kineto/kineto_parser.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path CorpusDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  fs::path repo = root != nullptr ? fs::path(root) : fs::current_path();
-  return repo / ".." / "shared" / "corpus";
-}
+using testing::CorpusDir;
 
 struct ManifestRow {
   std::string path;

@@ -260,9 +260,7 @@ bool EventEmitter::Micros(const JsonScalar& ts, bool add_base_time, TimeNs* out)
 
 StringId EventEmitter::ArgKeyId(const RawArg& arg) {
   size_t slot = static_cast<size_t>(arg.id);
-  if (arg.id == ArgKey::kProcessGroup || arg.id == ArgKey::kIgnore) {
-    return b_.Intern(arg.key);
-  }
+  if (arg.id == ArgKey::kIgnore) return b_.Intern(arg.key);
   if (key_ids_.size() <= slot) key_ids_.resize(slot + 1, kNoIndex);
   if (key_ids_[slot] == kNoIndex) key_ids_[slot] = b_.Intern(KeptArgName(arg.id, arg.key));
   return key_ids_[slot];
@@ -444,7 +442,7 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
         default: break;
       }
     }
-    if (!IsKeptAsArg(a.id)) continue;
+    if (!IsKeptAsArg(a.id) || !KeepsArgFor(a.id, ev.name)) continue;
     if (kind == EventKind::kKernel && a.id == ArgKey::kCollectiveName) {
       features_ |= kFeatKernelCollectiveArgs;
     }

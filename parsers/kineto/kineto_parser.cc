@@ -27,7 +27,9 @@ namespace tracelint {
 namespace kineto {
 namespace {
 
-constexpr size_t kReadBytes = size_t{4} << 20;
+// Chunks read from the input: large enough that syscalls cost nothing, small
+// enough that the read-ahead buffers are a small part of the peak memory.
+constexpr size_t kReadBytes = size_t{1} << 20;
 
 // What a part's events say beyond its slices; summed over parts in order.
 struct PartFacts {
@@ -67,7 +69,7 @@ struct Merged {
   // Moves `r` in after the parts before it; what it held is freed.
   // `input_bytes` is the size of the (uncompressed) input, 0 if unknown.
   void Absorb(PartResult& r, uint64_t input_bytes) {
-    builder.Append(std::move(r.builder));
+    builder.Append(r.builder);
     if (!reserved && input_bytes > 0 && r.stream_end >= input_bytes / 16) {
       // Once a sixteenth is read, the rest is projected from it: the merged
       // arrays are reserved once (10% spare) instead of grown by doubling,
@@ -239,7 +241,10 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   // Finished parts are appended to `all` in input order while later parts
   // are still parsed, and freed at once: only the parts in flight exist
   // beside the merged builder, instead of a second copy of every slice.
-  std::deque<PartResult> results;
+  std::deque<std::unique_ptr<PartResult>> results;
+  // Absorbed parts, emptied with their capacity kept: later parts refill
+  // them instead of faulting in fresh memory for every part.
+  std::vector<std::unique_ptr<PartResult>> spare_results;
   Merged all;
   TimelineBuilder& merged = all.builder;
   RawMeta meta;
@@ -256,7 +261,13 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
     WorkerPool pool(threads, 2 * threads);
     auto submit = [&](std::vector<JsonPart> parts) {
       for (JsonPart& part : parts) {
-        PartResult* slot = &results.emplace_back();
+        if (spare_results.empty()) {
+          results.push_back(std::make_unique<PartResult>());
+        } else {
+          results.push_back(std::move(spare_results.back()));
+          spare_results.pop_back();
+        }
+        PartResult* slot = results.back().get();
         slot->stream_end = part.StreamOffsetOf(part.text.json_size);
         auto shared = std::make_shared<JsonPart>(std::move(part));
         pool.Submit([shared, slot, base_time_ns, &json_reader, &spare_mu, &spare] {
@@ -270,9 +281,14 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       }
     };
     auto absorb_done = [&] {
-      while (!results.empty() && results.front().done.load(std::memory_order_acquire)) {
-        all.Absorb(results.front(), in->compressed() ? 0 : in->file_bytes());
+      while (!results.empty() && results.front()->done.load(std::memory_order_acquire)) {
+        std::unique_ptr<PartResult> r = std::move(results.front());
         results.pop_front();
+        all.Absorb(*r, in->compressed() ? 0 : in->file_bytes());
+        r->facts = PartFacts();
+        r->stream_end = 0;
+        r->done.store(false, std::memory_order_relaxed);
+        spare_results.push_back(std::move(r));
       }
     };
     auto recycle = [&] {

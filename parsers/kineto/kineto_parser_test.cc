@@ -33,7 +33,7 @@ constexpr std::string_view kCurrent = R"json({
    "ts": 100.000, "dur": 50.5, "args": {"External id": 1}},
   {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 11, "ts": 101.250,
    "dur": 10, "args": {"External id": 2, "Input Dims": [[2, 3], [3, 4]],
-   "Input type": ["float", "float"], "Ev Idx": 5, "Record function id": 9}},
+   "Input type": ["float", "float"], "Ev Idx": 5, "Record function id": 9, "flops": 48}},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11,
    "ts": 102.001, "dur": 3, "args": {"cbid": 211, "correlation": 77, "External id": 2}},
   {"ph": "s", "id": 77, "pid": 10, "tid": 11, "ts": 102.001, "cat": "ac2g", "name": "ac2g"},
@@ -102,15 +102,21 @@ TEST(KinetoParser, CurrentTrace) {
   EXPECT_EQ(cd->bytes, 4096);
   EXPECT_EQ(cd->direction, CopyDirection::kHtoD);
   EXPECT_EQ(cd->src, MemorySpace::kPageable);
-  // Kept args: normalized names, arrays as their JSON text; others dropped.
+  // Kept args: what the analyses read, normalized names, arrays as their
+  // JSON text; the rest is skipped (the stream is the kernel's track).
   const Arg* dims = tl->FindArg(mm, "Input Dims");
   ASSERT_NE(dims, nullptr);
   EXPECT_EQ(tl->str(dims->value.s), "[[2, 3], [3, 4]]");
   EXPECT_EQ(tl->FindArg(mm, "Ev Idx"), nullptr);
-  ASSERT_NE(tl->FindArg(kernel, "warps per SM"), nullptr);
+  ASSERT_NE(tl->FindArg(mm, "Input type"), nullptr);
+  EXPECT_EQ(tl->str(tl->FindArg(mm, "Input type")->value.s), R"(["float", "float"])");
+  ASSERT_NE(tl->FindArg(mm, "flops"), nullptr);
+  EXPECT_EQ(tl->FindArg(mm, "flops")->value.AsInt(), 48);
+  EXPECT_EQ(tl->FindArg(kernel, "warps per SM"), nullptr);
   EXPECT_EQ(tl->FindArg(kernel, "queued"), nullptr);
-  ASSERT_NE(tl->FindArg(kernel, "stream"), nullptr);
-  EXPECT_EQ(tl->FindArg(kernel, "stream")->value.AsInt(), 7);
+  EXPECT_EQ(tl->FindArg(kernel, "stream"), nullptr);
+  EXPECT_EQ(tl->tracks()[tl->slices().track[kernel]].tid, 7);
+  EXPECT_TRUE(tl->args(kernel).empty());
   ASSERT_EQ(tl->flows().size(), 1u);
   EXPECT_EQ(tl->flows()[0].from, launch);
   EXPECT_EQ(tl->flows()[0].to, kernel);
@@ -224,11 +230,11 @@ TEST(KinetoParser, HugeIdsAndArgsKeepTheirBits) {
   TempDir dir;
   absl::StatusOr<Timeline> tl = ParseText(dir, R"({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 2, "ts": 1,
-     "dur": 1, "args": {"Comms Id": 10159970886766084423, "Collective name": "allreduce",
+     "dur": 1, "args": {"In msg nelems": 10159970886766084423, "Collective name": "allreduce",
      "External id": 18446744073709551615}}]})");
   ASSERT_TRUE(tl.ok()) << tl.status();
   SliceId s = FindSlice(*tl, "record_param_comms");
-  const Arg* id = tl->FindArg(s, "Comms Id");
+  const Arg* id = tl->FindArg(s, "In msg nelems");
   ASSERT_NE(id, nullptr);
   EXPECT_EQ(id->value.type, ArgValue::Type::kUInt);
   EXPECT_EQ(id->value.u, 10159970886766084423ull);

@@ -23,21 +23,29 @@ struct JsonScalar {
   bool present() const { return type != Type::kAbsent; }
 };
 
-// Args the analyses use, recognized once by name (ClassifyArgKey).
+// Args the parser or the analyses read, recognized once by name
+// (ClassifyArgKey). Every other arg of a slice is skipped by the JSON reader
+// without being read (simdjson's structural skip): a real trace's args are
+// mostly Python ids, call stacks, strides and concrete inputs that nothing
+// reads, and storing them cost more memory than the slices themselves.
 enum class ArgKey : uint8_t {
   kIgnore = 0,
-  // Device details, not stored as args (except warps per SM).
-  kGrid, kBlock, kRegistersPerThread, kSharedMemory, kBlocksPerSm, kWarpsPerSm,
+  // Device details, not stored as args.
+  kGrid, kBlock, kRegistersPerThread, kSharedMemory, kBlocksPerSm,
   kOccupancyPct, kBytes, kCopyDirection,
   // Link ids, stored in the slice columns.
   kCorrelation, kExternalId,
   // Memory instants.
   kTotalAllocated, kTotalReserved, kDeviceId, kDeviceType,
-  // Kept as args (normalized spelling in KeptArgName).
-  kDevice, kStream, kInputDims, kInputType, kCollectiveName, kInMsgNelems, kOutMsgNelems,
-  kDtype, kGroupSize, kProcessGroup, kSequenceNumber, kFwdThreadId, kCallStack, kPythonId,
-  kPythonParentId, kSeq, kSrcRank, kDstRank, kRank, kInSplitSize, kOutSplitSize,
-  kCommsId, kWaitOnStream, kCudaSyncKind,
+  // The track of a device event whose pid/tid are not its device/stream.
+  kDevice, kStream,
+  // Kept as args (normalized spelling in KeptArgName): what the analyses
+  // and rules read (op shapes and dtypes, collective sizes, the per-op FLOP
+  // count of with_flops traces) and the scalar inputs (is_causal, stride,
+  // padding ...) of the few ops whose FLOPs depend on them (KeepsArgFor;
+  // analysis/perf_model.h).
+  kInputDims, kInputType, kCollectiveName, kInMsgNelems, kOutMsgNelems, kDtype, kFlops,
+  kConcreteInputs,
   // Recognized only as version fingerprints (not kept).
   kRecordFunctionId, kEvIdx,
 };
@@ -47,6 +55,11 @@ std::string_view KeptArgName(ArgKey k, std::string_view key_as_written);
 bool IsKeptAsArg(ArgKey k);
 // Whether the reader should keep an array value's raw text for this key.
 bool WantsArrayText(ArgKey k);
+// Whether an arg kept by IsKeptAsArg is stored for an event of this name:
+// "Concrete Inputs" only for attention and convolution ops, which the
+// roofline models from them; every other op's copy would cost memory for
+// nothing.
+bool KeepsArgFor(ArgKey k, std::string_view event_name);
 
 struct RawArg {
   std::string_view key;

@@ -180,27 +180,37 @@ absl::StatusOr<std::vector<TraceFileRef>> TraceFilesIn(const fs::path& dir,
   return out;
 }
 
-// Keeps one span of tensorboard_trace_handler output.
+std::string SpanName(const std::string& stamp) {
+  return stamp.empty() ? std::string(kUnstampedSpan) : stamp;
+}
+
+// Keeps one span of tensorboard_trace_handler output: options.span, else
+// the newest (docs/design/contract.md, "Newest span").
 absl::Status ChooseSpan(const std::string& dir, const DiscoveryOptions& options,
-                        std::vector<TraceFileRef>& files, std::vector<std::string>& notes,
-                        std::vector<std::string>& all_spans) {
+                        std::vector<TraceFileRef>& files, std::string& choice,
+                        std::string& chosen_span,
+                        std::vector<std::string>& notes, std::vector<std::string>& all_spans) {
   std::set<std::string, bool (*)(const std::string&, const std::string&)> spans(&StampLess);
   for (const TraceFileRef& f : files) spans.insert(f.span);
-  for (const std::string& span : spans) {
-    if (!span.empty()) all_spans.push_back(span);
-  }
+  std::vector<std::string> names;
+  for (const std::string& span : spans) names.push_back(SpanName(span));
+  // --list shows every span, the un-stamped one included, in the same
+  // words as the --span error below.
+  if (spans.size() > 1 || !spans.begin()->empty()) all_spans = names;
+  std::string chosen = *spans.rbegin();
   if (!options.span.empty()) {
-    if (!spans.contains(options.span)) {
-      std::vector<std::string> names(spans.begin(), spans.end());
-      return absl::NotFoundError(fmt::format("{}: no profiling span '{}' (spans here: {})", dir,
-                                             options.span, fmt::join(names, ", ")));
+    chosen = options.span == kUnstampedSpan ? std::string() : options.span;
+    if (!spans.contains(chosen)) {
+      return absl::NotFoundError(fmt::format("{}: no profiling span '{}' (spans here, oldest "
+                                             "first: {})",
+                                             dir, options.span, fmt::join(names, ", ")));
     }
   } else if (spans.size() > 1) {
-    notes.push_back(fmt::format(
-        "{}: {} profiling spans found; using the newest ({}); --span to choose another", dir,
-        spans.size(), *spans.rbegin()));
+    choice = fmt::format(
+        "{}: {} profiling spans; analysing the newest ({}); --span to choose another ({})", dir,
+        spans.size(), SpanName(chosen), fmt::join(names, ", "));
   }
-  std::string chosen = options.span.empty() ? *spans.rbegin() : options.span;
+  if (spans.size() > 1) chosen_span = SpanName(chosen);
   std::vector<TraceFileRef> kept;
   std::set<std::string> workers;
   for (TraceFileRef& f : files) {
@@ -216,26 +226,42 @@ absl::Status ChooseSpan(const std::string& dir, const DiscoveryOptions& options,
   return absl::OkStatus();
 }
 
-// Picks a run directory among `runs` (sorted by name).
+// The run folder options.run names, or NotFound listing them.
 absl::StatusOr<fs::path> ChooseRun(const fs::path& parent, const std::vector<fs::path>& runs,
-                                   const DiscoveryOptions& options,
-                                   std::vector<std::string>& notes) {
-  if (!options.run.empty()) {
-    for (const fs::path& r : runs) {
-      if (r.filename() == options.run) return r;
+                                   const DiscoveryOptions& options) {
+  for (const fs::path& r : runs) {
+    if (r.filename() == options.run) return r;
+  }
+  std::vector<std::string> names;
+  for (const fs::path& r : runs) names.push_back(r.filename().string());
+  return absl::NotFoundError(fmt::format("{}: no run '{}' (runs here: {})", parent.string(),
+                                         options.run, fmt::join(names, ", ")));
+}
+
+// Summaries the TensorBoard profile plugin writes beside (or instead of) the
+// trace: "<host>.overview_page.pb", "<host>.input_pipeline.pb", ...
+std::vector<std::string> SummaryFilesIn(const fs::path& dir, const LinkScope* scope) {
+  std::vector<std::string> out;
+  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false, scope);
+  if (!files.ok()) return out;
+  for (const fs::path& f : *files) {
+    std::string name = f.filename().string();
+    if (name.ends_with(".pb") || name.ends_with(".pb.gz") || name.ends_with(".json.gz") ||
+        name.ends_with(".json")) {
+      out.push_back(name);
     }
-    std::vector<std::string> names;
-    for (const fs::path& r : runs) names.push_back(r.filename().string());
-    return absl::NotFoundError(fmt::format("{}: no run '{}' (runs here: {})", parent.string(),
-                                           options.run, fmt::join(names, ", ")));
   }
-  // TF/JAX name runs YYYY_MM_DD_HH_MM_SS, so the last name is the newest.
-  if (runs.size() > 1) {
-    notes.push_back(fmt::format("{}: {} runs found; using the newest by name ({}); --run to "
-                                "choose another",
-                                parent.string(), runs.size(), runs.back().filename().string()));
-  }
-  return runs.back();
+  return out;
+}
+
+std::string NoTraceText(const fs::path& run, const std::vector<std::string>& summaries) {
+  return fmt::format(
+      "run {} has no trace: it holds only TensorBoard profile summaries ({}{}), no "
+      "*.xplane.pb or *.pt.trace.json; the trace was not kept or not copied",
+      run.filename().string(), fmt::join(summaries.begin(),
+                                         summaries.begin() + std::min<size_t>(3, summaries.size()),
+                                         ", "),
+      summaries.size() > 3 ? ", ..." : "");
 }
 
 // The scope of a scan of `dir` under `options` (notes go to `notes`).
@@ -269,12 +295,14 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
     if (!direct.ok()) return direct.status();
     files = std::move(*direct);
   }
+  std::vector<std::pair<fs::path, std::vector<TraceFileRef>>> run_files;
   if (files.empty()) {
     // Run folders: plugins/profile/<run>/ or the tb_plugin's <logdir>/<run>/.
     fs::path parent = tensorboard ? profile : dir;
     absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(parent, true, &scope);
     if (!subdirs.ok()) return subdirs.status();
     std::vector<fs::path> runs;
+    std::vector<std::string> no_trace;  // run folders holding only summaries
     for (const fs::path& s : *subdirs) {
       absl::StatusOr<std::vector<fs::path>> inner = ListFiles(s, false, &scope);
       if (!inner.ok()) {
@@ -285,21 +313,51 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
             return IsTraceCandidateName(f.filename().string());
           })) {
         runs.push_back(s);
+      } else if (tensorboard) {
+        if (std::vector<std::string> summaries = SummaryFilesIn(s, &scope); !summaries.empty()) {
+          no_trace.push_back(NoTraceText(s, summaries));
+        }
       }
     }
     for (const fs::path& r : runs) d.runs.push_back(r.filename().string());
-    if (!runs.empty()) {
-      absl::StatusOr<fs::path> run = ChooseRun(parent, runs, options, d.notes);
-      if (!run.ok()) return run.status();
-      absl::StatusOr<std::vector<TraceFileRef>> in_run =
-          TraceFilesIn(*run, d.notes, denied, &scope);
-      if (!in_run.ok()) return in_run.status();
-      files = std::move(*in_run);
-      search = *run;
+    if (runs.empty() && !no_trace.empty() && denied.empty()) {
+      return absl::NotFoundError(fmt::format("{}: {}", dir.string(), fmt::join(no_trace, "; ")));
     }
+    for (std::string& n : no_trace) d.notes.push_back(fmt::format("{}: {}", parent.string(), n));
+    if (!options.run.empty() && !runs.empty()) {
+      absl::StatusOr<fs::path> run = ChooseRun(parent, runs, options);
+      if (!run.ok()) return run.status();
+      runs = {*run};
+    }
+    // plugins/profile/<session>/ folders are captures of one TensorBoard
+    // run, named YYYY_MM_DD_HH_MM_SS: the newest, said in the header and on
+    // stderr as a span is (docs/design/contract.md, "Newest span").
+    if (tensorboard && options.run.empty() && runs.size() > 1) {
+      d.span_choice = fmt::format(
+          "{}: {} profiling sessions; analysing the newest ({}); --run to choose another",
+          parent.string(), runs.size(), runs.back().filename().string());
+      d.chosen_span = runs.back().filename().string();
+      runs = {runs.back()};
+    }
+    // Several run folders of the tb_plugin's layout (experiments) and no
+    // --run: the files of each, for the caller to list and refuse (or, in
+    // batch, to analyse one by one).
+    d.runs_to_pick = runs.size() > 1;
+    for (const fs::path& r : runs) {
+      absl::StatusOr<std::vector<TraceFileRef>> in_run = TraceFilesIn(r, d.notes, denied, &scope);
+      if (!in_run.ok()) return in_run.status();
+      if (d.runs_to_pick) {
+        for (TraceFileRef& f : *in_run) f.run_folder = r.filename().string();
+      }
+      run_files.emplace_back(r, std::move(*in_run));
+    }
+  } else {
+    run_files.emplace_back(search, std::move(files));
   }
-  if (files.empty() && !denied.empty()) return DeniedError(dir.string(), denied);
-  if (files.empty()) {
+  size_t found = 0;
+  for (const auto& [where, in_run] : run_files) found += in_run.size();
+  if (found == 0 && !denied.empty()) return DeniedError(dir.string(), denied);
+  if (found == 0) {
     return absl::NotFoundError(fmt::format("{}: no trace files found; {}", dir.string(), ExpectedInputText()));
   }
   if (!denied.empty()) {
@@ -307,17 +365,30 @@ absl::StatusOr<Discovery> DiscoverDirectory(const fs::path& dir, const Discovery
                                   "{}{}",
                                   denied.size(), denied.front(), denied.size() > 1 ? ", ..." : ""));
   }
-  // XSpace files of a run are its hosts; Kineto files follow the span rule.
-  // A run holding both loads both.
-  std::vector<TraceFileRef> kineto, xspace;
-  for (TraceFileRef& f : files) {
-    (f.format == InputFormat::kXSpace ? xspace : kineto).push_back(std::move(f));
+  // XSpace files of a run are its hosts; Kineto files follow the span rule,
+  // in each run folder. A run holding both loads both.
+  for (auto& [where, in_run] : run_files) {
+    std::vector<TraceFileRef> kineto, xspace;
+    for (TraceFileRef& f : in_run) {
+      (f.format == InputFormat::kXSpace ? xspace : kineto).push_back(std::move(f));
+    }
+    if (!kineto.empty()) {
+      std::string choice, chosen;
+      std::vector<std::string> spans;
+      if (absl::Status s =
+              ChooseSpan(where.string(), options, kineto, choice, chosen, d.notes, spans);
+          !s.ok()) {
+        return s;
+      }
+      if (!d.runs_to_pick && (d.span_choice.empty() || !choice.empty())) {
+        d.spans = std::move(spans);
+        d.span_choice = std::move(choice);
+        d.chosen_span = std::move(chosen);
+      }
+    }
+    for (TraceFileRef& f : kineto) d.files.push_back(std::move(f));
+    for (TraceFileRef& f : xspace) d.files.push_back(std::move(f));
   }
-  if (!kineto.empty()) {
-    if (absl::Status s = ChooseSpan(search.string(), options, kineto, d.notes, d.spans); !s.ok()) return s;
-  }
-  d.files = std::move(kineto);
-  for (TraceFileRef& f : xspace) d.files.push_back(std::move(f));
   std::sort(d.files.begin(), d.files.end(),
             [](const TraceFileRef& a, const TraceFileRef& b) { return a.path < b.path; });
   return d;
@@ -343,25 +414,63 @@ bool HoldsTracesItself(const fs::path& dir, const LinkScope* scope) {
   });
 }
 
+// Files here that look like traces by name (.json, .json.gz, .pb) but are
+// none: why a folder holding files was not taken as a run.
+std::vector<std::string> NonTraceCandidates(const fs::path& dir, const LinkScope* scope) {
+  std::vector<std::string> out;
+  absl::StatusOr<std::vector<fs::path>> files = ListFiles(dir, false, scope);
+  if (!files.ok()) return out;
+  for (const fs::path& f : *files) {
+    std::string name = f.filename().string();
+    if (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".pb") ||
+        name.ends_with(".pb.gz")) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
 // `visited` holds canonical paths: a directory reached twice (through a
-// symlink, or a symlink loop) is searched and listed once.
+// symlink, or a symlink loop) is searched and listed once. A folder that is
+// a run is still searched below: runs in its subfolders are runs too (a
+// TensorBoard log directory's plugins/ is part of its own run). What is
+// passed over and why goes to `skipped`.
 void CollectRuns(const fs::path& dir, int depth_left, std::set<fs::path>& visited,
                  std::vector<std::string>& runs, std::vector<std::string>& denied,
-                 const LinkScope* scope) {
+                 std::vector<std::string>& skipped, int max_depth, const LinkScope* scope) {
   std::error_code ec;
   fs::path canonical = fs::canonical(dir, ec);
   if (ec || !visited.insert(canonical).second) return;
-  if (HoldsTracesItself(dir, scope)) {
+  const bool is_run = HoldsTracesItself(dir, scope);
+  if (is_run) {
     runs.push_back(dir.string());
-    return;
+  } else if (std::vector<std::string> others = NonTraceCandidates(dir, scope); !others.empty()) {
+    skipped.push_back(fmt::format(
+        "{}: skipped: no trace among its files ({}{}; {})", dir.string(),
+        fmt::join(others.begin(), others.begin() + std::min<size_t>(3, others.size()), ", "),
+        others.size() > 3 ? ", ..." : "", ExpectedInputText()));
   }
-  if (depth_left <= 0) return;
+  const bool tensorboard_logdir = fs::is_directory(dir / "plugins" / "profile", ec);
+  if (dir.filename() == "profile" && dir.parent_path().filename() == "plugins") return;
   absl::StatusOr<std::vector<fs::path>> subdirs = ListFiles(dir, true, scope);
   if (!subdirs.ok()) {
     NoteIfDenied(subdirs.status(), dir.string(), denied);
     return;
   }
-  for (const fs::path& s : *subdirs) CollectRuns(s, depth_left - 1, visited, runs, denied, scope);
+  std::vector<fs::path> below;
+  for (const fs::path& s : *subdirs) {
+    if (tensorboard_logdir && s.filename() == "plugins") continue;
+    below.push_back(s);
+  }
+  if (below.empty()) return;
+  if (depth_left <= 0) {
+    skipped.push_back(fmt::format("{}: {} subfolder(s) not searched: deeper than --max-depth {}",
+                                  dir.string(), below.size(), max_depth));
+    return;
+  }
+  for (const fs::path& s : below) {
+    CollectRuns(s, depth_left - 1, visited, runs, denied, skipped, max_depth, scope);
+  }
 }
 
 }  // namespace
@@ -381,8 +490,12 @@ absl::StatusOr<std::vector<std::string>> FindRunPaths(const std::string& root, i
   std::vector<std::string> link_notes;
   std::set<std::string> noted;
   LinkScope scope = ScopeOf(dir, options, link_notes, noted);
-  CollectRuns(dir, max_depth, visited, runs, denied, &scope);
-  if (notes != nullptr) notes->insert(notes->end(), link_notes.begin(), link_notes.end());
+  std::vector<std::string> skipped;
+  CollectRuns(dir, max_depth, visited, runs, denied, skipped, max_depth, &scope);
+  if (notes != nullptr) {
+    notes->insert(notes->end(), link_notes.begin(), link_notes.end());
+    notes->insert(notes->end(), skipped.begin(), skipped.end());
+  }
   if (runs.empty() && !denied.empty()) return DeniedError(dir.string(), denied);
   if (runs.empty()) {
     return absl::NotFoundError(fmt::format("{}: no trace files found in it or in {} levels of "

@@ -56,7 +56,10 @@ TEST(Discovery, NewestSpanOfTraceHandlerOutput) {
                                                  "w1.1773709742341309550.pt.trace.json.gz"}));
   EXPECT_EQ(d->files[0].worker, "w0");
   EXPECT_EQ(d->files[0].format, InputFormat::kKinetoJson);
-  ASSERT_EQ(d->notes.size(), 2u);  // the skipped config.json, the span choice
+  ASSERT_EQ(d->notes.size(), 1u);  // the skipped config.json
+  // The span choice is said apart from the notes: in the header and on stderr.
+  EXPECT_THAT(d->span_choice, HasSubstr("2 profiling spans; analysing the newest "
+                                        "(1773709742341309550)"));
 
   DiscoveryOptions old;
   old.span = "9623143089861";
@@ -109,6 +112,10 @@ TEST(Discovery, TensorBoardProfilePluginLayout) {
   absl::StatusOr<Discovery> d = DiscoverTraces((dir.path() / "logs").string() + "/", {});
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(Names(*d), (std::vector<std::string>{"host_a.xplane.pb", "host_b.xplane.pb"}));
+  // Sessions of one run: the newest, named for the header and stderr.
+  EXPECT_FALSE(d->runs_to_pick);
+  EXPECT_THAT(d->span_choice, HasSubstr("2 profiling sessions; analysing the newest "
+                                        "(2024_03_01_10_00_00)"));
   absl::StatusOr<Discovery> from_profile =
       DiscoverTraces((dir.path() / "logs" / "plugins" / "profile").string(), {});
   ASSERT_TRUE(from_profile.ok()) << from_profile.status();
@@ -129,7 +136,13 @@ TEST(Discovery, TbPluginRunFolders) {
   dir.Write("runB/worker0.2.pt.trace.json", kTiny);
   absl::StatusOr<Discovery> d = DiscoverTraces(dir.path().string(), {});
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(Names(*d), (std::vector<std::string>{"worker0.2.pt.trace.json"}));
+  // Two experiments: nothing chosen; the files of both, each with its run
+  // folder, for analyze to list and refuse (batch analyses each).
+  EXPECT_TRUE(d->runs_to_pick);
+  EXPECT_EQ(Names(*d),
+            (std::vector<std::string>{"worker0.1.pt.trace.json", "worker0.2.pt.trace.json"}));
+  EXPECT_EQ(d->files[0].run_folder, "runA");
+  EXPECT_EQ(d->files[1].run_folder, "runB");
 }
 
 TEST(Discovery, SingleFilesAndErrors) {

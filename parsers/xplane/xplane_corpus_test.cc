@@ -17,18 +17,14 @@
 #include "parsers/xplane/xplane.pb.h"
 #include "parsers/xplane/xplane_parser.h"
 #include "parsers/xplane/xplane_wire.h"
+#include "tests/support/test_files.h"
 
 namespace tracelint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CorpusDir;
 using ::testing::HasSubstr;
-
-fs::path CorpusDir() {
-  const char* src = std::getenv("TRACELINT_SOURCE_DIR");
-  fs::path root = src != nullptr ? fs::path(src) : fs::current_path();
-  return root / ".." / "shared" / "corpus";
-}
 
 std::vector<fs::path> CorpusXSpaces() {
   std::vector<fs::path> out;

@@ -94,6 +94,7 @@ FuzzTarget FuzzTargetByName(std::string_view name) {
   if (name == "discovery") return FuzzDiscovery;
   if (name == "report") return FuzzReports;
   if (name == "pipeline") return RunPipelineOnBytes;
+  if (name == "mcp_json") return FuzzMcpJson;
   return nullptr;
 }
 

@@ -30,8 +30,12 @@ std::string FuzzDiscovery(const uint8_t* data, size_t size);
 // safe for its medium.
 std::string FuzzReports(const uint8_t* data, size_t size);
 
+// `tracelint mcp`'s JSON-RPC reader: Json::Parse, its round trip, and the
+// trimming of large results.
+std::string FuzzMcpJson(const uint8_t* data, size_t size);
+
 // The targets by name ("kineto_json", "xspace", "gzip", "discovery",
-// "report", "pipeline"); nullptr when unknown.
+// "report", "pipeline", "mcp_json"); nullptr when unknown.
 FuzzTarget FuzzTargetByName(std::string_view name);
 
 }  // namespace tracelint::fuzz

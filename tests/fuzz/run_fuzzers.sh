@@ -15,7 +15,7 @@ seconds=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(kineto_json xspace gzip discovery report pipeline)
+  targets=(kineto_json xspace gzip discovery report pipeline mcp_json)
 fi
 corpus=../shared/corpus
 artifacts="$build/fuzz-artifacts"
@@ -56,6 +56,11 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seeds
       printf 'dx\nlx/loop\t..\nlup\t..\nfx/t.json\nex/e.json\njx/j.json\n' >"$dir/links"
       printf 's2\nfrun/w.1.pt.trace.json\nfrun/w.2.pt.trace.json\n' >"$dir/span_asked"
       ;;
+    mcp_json)
+      printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}' >"$dir/initialize"
+      printf '{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"analyze","arguments":{"path":"a\\u00e9\\ud83d\\ude00","top":3,"rules":["-*"],"x":[1.5e300,-0,true,null]}}}' >"$dir/call"
+      printf '[{"a":[[[[]]]]},"\\"\\\\\\/\\b\\f\\n\\r\\t"]' >"$dir/nested"
+      ;;
     report)
       printf 'void gemm<xss>(float*)\0aten::mm\0thread\033[31m\0dir|with\nnewline' >"$dir/markup"
       printf 'k\xff\xfe\0op\0t\0path\xc3' >"$dir/invalid_utf8"
@@ -83,6 +88,7 @@ for target in "${targets[@]}"; do
     xspace) max_len=65536 ;;
     discovery) max_len=2048 ;;
     report) dict=(-dict=tests/fuzz/report.dict) max_len=1024 ;;
+    mcp_json) dict=(-dict=tests/fuzz/json.dict) max_len=4096 ;;
   esac
   log="$work/$target.log"
   start_s=$(date +%s)

@@ -26,6 +26,12 @@ inline std::string SourceDir() {
   return dir != nullptr ? dir : ".";
 }
 
+// The shared corpus of real traces, checked out beside the repository
+// (CONTRIBUTING.md, "Real traces"); tests over it skip visibly without it.
+inline std::filesystem::path CorpusDir() {
+  return std::filesystem::path(SourceDir()) / ".." / "shared" / "corpus";
+}
+
 // The whole file, bytes as they are; empty when it cannot be read.
 inline std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -109,6 +115,13 @@ inline uint64_t WriteGzipBomb(const std::string& path, int members, size_t pad_b
   out << gzip9(head);
   for (int i = 0; i < members; ++i) out << member;
   return head.size() + uint64_t{block.size()} * static_cast<uint64_t>(members);
+}
+
+// Columns a line takes on a terminal: one per UTF-8 code point.
+inline size_t DisplayWidth(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
 }
 
 }  // namespace tracelint::testing

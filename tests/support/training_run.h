@@ -6,6 +6,7 @@
 // exactly one cause (a slower kernel, a data loader stall) or by noise only.
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 
@@ -21,11 +22,16 @@ struct TrainingRun {
   double noise = 0.02;                   // uniform +-share on every duration
   int rank = -1;                         // >= 0: distributedInfo of a rank
   int world_size = 1;
+  // Step number -> extra host time before its kernels (a slow step: the
+  // GPU waits), e.g. the few outlier steps of an otherwise faster run.
+  std::map<int, TimeNs> slow_steps;
+  DeviceSpec device = DeviceSpec::A100();
+  bool other_program = false;  // other op and kernel names (a different model)
 };
 
 inline Scenario MakeTrainingRun(const TrainingRun& r) {
   Scenario s;
-  s.Device(DeviceSpec::A100());
+  s.Device(r.device);
   if (r.rank >= 0) s.Distributed(r.rank, r.world_size);
   // Raw mt19937_64 output is specified by the standard (distributions are
   // not), so the noise is the same on every platform.
@@ -38,8 +44,16 @@ inline Scenario MakeTrainingRun(const TrainingRun& r) {
     s.BeginStep(k + 1);
     if (r.data_loader_ns > 0) s.DataLoaderNext(jitter(r.data_loader_ns));
     s.Spend(jitter(200 * kNsPerUs));
-    s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", jitter(r.gemm_ns)).End();
-    s.BeginOp("aten::relu").Kernel("vectorized_elementwise_kernel", jitter(kNsPerMs)).End();
+    if (auto slow = r.slow_steps.find(k + 1); slow != r.slow_steps.end()) s.Spend(slow->second);
+    if (r.other_program) {
+      s.BeginOp("aten::embedding_bag").Kernel("embedding_bag_kernel", jitter(r.gemm_ns)).End();
+      s.BeginOp("fbgemm::jagged_to_padded_dense")
+          .Kernel("jagged_dense_kernel", jitter(kNsPerMs))
+          .End();
+    } else {
+      s.BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", jitter(r.gemm_ns)).End();
+      s.BeginOp("aten::relu").Kernel("vectorized_elementwise_kernel", jitter(kNsPerMs)).End();
+    }
     s.Sync().EndStep();
   }
   return s;

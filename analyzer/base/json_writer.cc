@@ -1,4 +1,4 @@
-#include "analyzer/report/json_writer.h"
+#include "analyzer/base/json_writer.h"
 
 #include <cmath>
 
@@ -7,6 +7,7 @@
 namespace tracelint {
 
 void JsonWriter::Newline() {
+  if (compact_) return;
   out_ += '\n';
   out_.append(2 * counts_.size(), ' ');
 }
@@ -97,6 +98,11 @@ void JsonWriter::StringArray(const std::vector<std::string>& values) {
   BeginArray();
   for (const std::string& v : values) String(v);
   EndArray();
+}
+
+void JsonWriter::Raw(std::string_view json) {
+  BeforeValue();
+  out_ += json;
 }
 
 std::string JsonWriter::Finish() {

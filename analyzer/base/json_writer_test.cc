@@ -1,4 +1,4 @@
-#include "analyzer/report/json_writer.h"
+#include "analyzer/base/json_writer.h"
 
 #include <limits>
 
