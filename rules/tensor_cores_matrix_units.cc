@@ -39,6 +39,25 @@ struct MatrixDevice {
   SliceId worst = kNoIndex;
 };
 
+// The dtype class of a dtype the kernel's name states. TF32-style inputs
+// (xf32) already run on the matrix units.
+DtypeClass DtypeOfName(ComputeDtype dtype) {
+  switch (dtype) {
+    case ComputeDtype::kFp32: return DtypeClass::kFp32;
+    case ComputeDtype::kFp64: return DtypeClass::kFp64;
+    case ComputeDtype::kInt8: return DtypeClass::kInt8;
+    case ComputeDtype::kFp8:
+    case ComputeDtype::kMxfp8:
+    case ComputeDtype::kMxfp4:
+    case ComputeDtype::kNvfp4: return DtypeClass::kFp8;
+    case ComputeDtype::kTf32:
+    case ComputeDtype::kBf16:
+    case ComputeDtype::kFp16: return DtypeClass::k16Bit;
+    case ComputeDtype::kUnknown: break;
+  }
+  return DtypeClass::kUnknown;
+}
+
 // The first entry of "Input type" that names a tensor dtype.
 std::string OpDtype(const Timeline& tl, SliceId op) {
   if (op == kNoIndex) return "";
@@ -72,7 +91,10 @@ MatrixDevice Measure(AnalysisContext& ctx, const DeviceActivity& da) {
       }
       const LaunchContext launch = FindLaunchContext(tl, s);
       const std::string dtype_text = OpDtype(tl, launch.op);
-      const DtypeClass dclass = ClassifyDtype(dtype_text);
+      DtypeClass dclass = ClassifyDtype(dtype_text);
+      // No op dtype: the one the kernel's name states (rocBLAS/hipBLASLt/
+      // Tensile/CK names, kernel_classify.h).
+      if (dclass == DtypeClass::kUnknown) dclass = DtypeOfName(it->second.dtype);
       const Interval span{c.ts_ns[s], c.end_ns(s)};
       if (dclass == DtypeClass::kFp64) continue;  // a choice of accuracy
       if (dclass == DtypeClass::kUnknown) {
@@ -84,8 +106,11 @@ MatrixDevice Measure(AnalysisContext& ctx, const DeviceActivity& da) {
         continue;
       }
       fp32.push_back(span);
-      const std::string op_name = std::string(tl.str(c.name[launch.op]));
-      const std::string dims = ArgText(tl, launch.op, "Input Dims");
+      // Judged from the kernel's name alone, the kernel names the row.
+      const std::string op_name =
+          std::string(tl.str(c.name[launch.op != kNoIndex ? launch.op : s]));
+      const std::string dims =
+          launch.op != kNoIndex ? ArgText(tl, launch.op, "Input Dims") : std::string();
       TopItem& item = out.ops[fmt::format("{}|{}", op_name, dims)];
       if (item.count == 0) {
         item.name = op_name;
@@ -215,7 +240,7 @@ RuleOutcome CheckMatrixUnits(AnalysisContext& ctx, const RuleOptions& options,
                         "faster",
                         Percent(share), accelerator, device_name, UnitsName(accelerator));
   f.message = fmt::format(
-      "On {} {}, GEMM/convolution/attention kernels whose op computes in float32 run {} per "
+      "On {} {}, GEMM/convolution/attention kernels that compute in float32 run {} per "
       "step ({} per step of such work is already 16-bit or 8-bit). {} run bfloat16/float16 "
       "several times faster than float32; assuming {:g}x (a modelled bound), about {} per "
       "step would be saved{}.",
@@ -226,15 +251,17 @@ RuleOutcome CheckMatrixUnits(AnalysisContext& ctx, const RuleOptions& options,
                         device_count)
           : std::string());
   if (d->unknown_ns > 0) {
-    f.message += fmt::format(" A further {} per step has no op dtype and was not judged.",
+    f.message += fmt::format(" A further {} per step states no dtype (op or kernel name) and "
+                             "was not judged.",
                              FormatDurationNs(d->unknown_ns / n));
   }
   f.message += StepCaveat(steps);
   f.evidence.push_back({fmt::format("float32 GEMM/conv/attention {} of busy time (threshold {})",
                                     Percent(share), Percent(min_share)),
                         share, min_share, "share"});
-  f.evidence.push_back({fmt::format("the dtype is the launching op's \"Input type\" ({} per "
-                                    "step 16/8-bit, {} per step unknown)",
+  f.evidence.push_back({fmt::format("the dtype is the launching op's \"Input type\", else "
+                                    "the one the kernel name states ({} per step 16/8-bit, {} "
+                                    "per step unknown)",
                                     FormatDurationNs(d->low_ns / n),
                                     FormatDurationNs(d->unknown_ns / n)),
                         SafeShare(d->low_ns, d->busy_ns), 0, "share"});

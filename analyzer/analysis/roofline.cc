@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_peaks.h"
+#include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/perf_model.h"
 #include "analyzer/analysis/roofline_internal.h"
 #include "analyzer/analysis/step_metrics.h"
@@ -126,10 +127,13 @@ class Builder {
 
   using Streams = std::vector<std::pair<SliceId, SliceId>>;
   // Calls fn(step, slice, start, end) for every device activity of one step
-  // on the streams, clipped to the step.
+  // on the streams, clipped to the step and outside its one-time cuts
+  // (docs/steady-state.md): an activity a cut splits is called once per
+  // judged piece.
   template <typename Fn>
   void ForEachActivityInStep(const Streams& streams, size_t step, Fn&& fn) const {
     const Step& st = steps_.steps[step];
+    const IntervalSet judged = st.Judged();
     for (const auto& [begin, end] : streams) {
       // A track's slices are sorted by start.
       const TimeNs* first = c_.ts_ns.data();
@@ -138,7 +142,14 @@ class Builder {
       for (; s < end && c_.ts_ns[s] < st.end_ns; ++s) {
         if (!IsDeviceActivity(c_.kind[s])) continue;
         const TimeNs end_ns = std::min(c_.end_ns(s), st.end_ns);
-        if (end_ns > c_.ts_ns[s]) fn(step, s, c_.ts_ns[s], end_ns);
+        if (end_ns <= c_.ts_ns[s]) continue;
+        if (st.cut.empty()) {
+          fn(step, s, c_.ts_ns[s], end_ns);
+          continue;
+        }
+        for (const Interval& piece : judged.Clip(c_.ts_ns[s], end_ns).intervals()) {
+          fn(step, s, piece.start_ns, piece.end_ns);
+        }
       }
     }
   }
