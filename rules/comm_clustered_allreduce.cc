@@ -534,7 +534,7 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.evidence.push_back({fmt::format("{:.1f} collectives per step{}",
                                     SafeShare(d->collective_count, n),
                                     d->known_bytes > 0
-                                        ? fmt::format(", {:.1f} MiB per step", 
+                                        ? fmt::format(", {:.1f} MiB per step",
                                                       d->known_bytes / 1048576.0 / n)
                                         : std::string()),
                         SafeShare(d->collective_count, n), 0, "count"});

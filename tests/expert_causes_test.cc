@@ -350,7 +350,9 @@ TEST(ExpertCauses, FindingsOnInferredIterationsLoseOneConfidenceLevel) {
   ASSERT_NE(g, nullptr) << marked.ranking;
   EXPECT_EQ(g->confidence, Confidence::kMeasured);
   EXPECT_EQ(f->confidence, Confidence::kModelled);
-  EXPECT_THAT(f->message, HasSubstr("at iteration"));
+  // Gaps are named by iteration ("at iteration 2"; grouped: "iterations 1-5").
+  EXPECT_THAT(f->message,
+              ::testing::AnyOf(HasSubstr("at iteration "), HasSubstr(", iterations ")));
 }
 
 }  // namespace
