@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "gtest/gtest.h"
 #include "tests/support/scenario.h"

@@ -78,7 +78,7 @@ std::string CuptiToolTrace(bool with_host_api) {
     events.push_back(fmt::format(
         R"({{"name": "[MEMCPY] HtoD", "ph": "X", "ts": {}, "dur": 60, "pid": 0, "tid": 7}})", ts));
     events.push_back(fmt::format(
-        R"({{"name": "void add_kernel<float>(float*, int)", "ph": "X", "ts": {}, "dur": 10, "pid": 0, "tid": 7}})",
+        R"json({{"name": "void add_kernel<float>(float*, int)", "ph": "X", "ts": {}, "dur": 10, "pid": 0, "tid": 7}})json",
         ts + 70));
     if (with_host_api) {
       events.push_back(fmt::format(
