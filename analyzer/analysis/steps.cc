@@ -233,7 +233,10 @@ StepSet SingleWindow(const Timeline& tl) {
 TimeNs InheritedWorkEnd(size_t launched_count, const std::vector<Interval>& unlaunched,
                         TimeNs first_launched_ns, TimeNs first_marker_ns) {
   TimeNs end_ns = std::numeric_limits<TimeNs>::min();
-  if (launched_count == 0 || unlaunched.size() > launched_count) return end_ns;
+  if (launched_count == 0 || unlaunched.size() > launched_count ||
+      first_launched_ns == std::numeric_limits<TimeNs>::max()) {
+    return end_ns;
+  }
   for (const Interval& u : unlaunched) {
     if (u.start_ns >= first_launched_ns || u.end_ns <= first_marker_ns) continue;
     end_ns = std::max(end_ns, std::min(u.end_ns, first_launched_ns));
@@ -550,7 +553,12 @@ StepSet ComputeStepsOfMarkers(const Timeline& tl) {
       continue;
     }
     launched.push_back({c.ts_ns[launch], c.end_ns(s)});
-    first_launched_ns = std::min(first_launched_ns, c.ts_ns[s]);
+    // The first step's own first activity: launched inside its host range.
+    // A first step that launches nothing inherits nothing (its unlinked
+    // work may be its own: a graph replay, a lost correlation).
+    if (c.ts_ns[launch] >= markers.front().start_ns && c.ts_ns[launch] < markers.front().end_ns) {
+      first_launched_ns = std::min(first_launched_ns, c.ts_ns[s]);
+    }
   }
   std::sort(launched.begin(), launched.end(), [](const Launched& a, const Launched& b) {
     return a.launch_ns != b.launch_ns ? a.launch_ns < b.launch_ns : a.end_ns < b.end_ns;
