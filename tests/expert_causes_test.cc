@@ -232,6 +232,7 @@ TEST(ExpertCauses, UnbucketedAllReducesGetBucketingAdvice) {
 Scenario UnlinkedSteps(bool host_works) {
   Scenario s;
   s.Device(DeviceSpec::A100());
+  s.WithoutCorrelation();  // before the events: they take their ids when added
   for (int k = 1; k <= 4; ++k) {
     s.BeginStep(k).BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", Ms(1)).End();
     if (host_works) {
@@ -241,7 +242,6 @@ Scenario UnlinkedSteps(bool host_works) {
     }
     s.BeginOp("aten::relu").Kernel("elementwise_kernel", Ms(1)).End().Sync().EndStep();
   }
-  s.WithoutCorrelation();
   return s;
 }
 

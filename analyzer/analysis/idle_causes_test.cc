@@ -90,6 +90,7 @@ TEST(IdleCauses, UnlinkedIdleGetsACauseInferredFromTheHost) {
   for (bool host_works : {true, false}) {
     Scenario s;
     s.Device(DeviceSpec::A100());
+    s.WithoutCorrelation();  // before the events: they take their ids when added
     for (int k = 1; k <= 3; ++k) {
       s.BeginStep(k).BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", Ms(1)).End();
       if (host_works) {
@@ -99,7 +100,6 @@ TEST(IdleCauses, UnlinkedIdleGetsACauseInferredFromTheHost) {
       }
       s.BeginOp("aten::relu").Kernel("elementwise_kernel", Ms(1)).End().Sync().EndStep();
     }
-    s.WithoutCorrelation();
     auto a = Analyse(s);
     const IdleAttribution& idle = a->ctx->idle_attribution();
     const TimeNs unattributed = CauseNs(idle, IdleCause::kUnattributed);
@@ -129,6 +129,7 @@ TEST(IdleCauses, IdleAfterTheLastCopyOfAnInferenceIsWhatTheHostDoes) {
   for (bool training : {false, true}) {
     Scenario s;
     s.Device(DeviceSpec::A100());
+    s.WithoutCorrelation();  // before the events: they take their ids when added
     for (int k = 1; k <= 3; ++k) {
       s.BeginStep(k).BeginOp("aten::linear").Kernel("ampere_sgemm_128x64_nn", Ms(5)).End();
       if (training) s.BeginBackward("MmBackward0").Kernel("sgemm_bwd", Ms(1)).End();
