@@ -124,6 +124,13 @@ class Builder {
   void Sweep(std::vector<Item>& items, size_t step, bool small_grids_judged, double& busy_ns,
              double& compute_ns);
   Item MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns);
+  // On AMD Matrix Cores or MTIA's matrix engines, whose float32 matmuls
+  // tensor-cores-idle judges (fp32_matrix_units).
+  bool OnMatrixUnits(SliceId s) const {
+    if (AcceleratorName(tl_.metadata()) == "MTIA") return true;
+    const DeviceInfo* info = tl_.metadata().FindDevice(tl_.tracks()[c_.track[s]].device);
+    return info != nullptr && EqualsIgnoreCase(info->vendor, "AMD");
+  }
 
   using Streams = std::vector<std::pair<SliceId, SliceId>>;
   // Calls fn(step, slice, start, end) for every device activity of one step
@@ -371,7 +378,10 @@ Item Builder::MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns) {
   if (tc_not_yes) it.fill = 1;
   it.small_grid = fill.has_value() && *fill < 1.0 && !tl_.HasFlag(s, kFlagCollective) &&
                   k.family != KernelFamily::kCollective && !tc_not_yes;
-  it.claimable = it.compute && !(matrix && k.tc == TensorCoreUse::kNo);
+  // float32 matmuls on AMD Matrix Cores or MTIA are tensor-cores-idle's
+  // (cause fp32_matrix_units): claimed there, not twice.
+  const bool fp32_on_matrix_units = matrix && k.dtype == ComputeDtype::kFp32 && OnMatrixUnits(s);
+  it.claimable = it.compute && !(matrix && k.tc == TensorCoreUse::kNo) && !fp32_on_matrix_units;
   if (it.compute) {
     it.group = GroupFor(s, host, k, &it.modelled);
     if (it.group < 0) out_.unlinked_compute_ns += static_cast<double>(end_ns - start_ns);
