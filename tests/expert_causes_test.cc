@@ -54,15 +54,16 @@ std::string AllEvidence(const Finding& f) {
 
 // ---- 1. One-time work is cut out as time
 
-// An eager step of ~12 ms whose first launch loads its module for `load_us`:
-// judged on the rest, the one-time cost reported beside it.
+// An eager step of ~42 ms (enough events to be no fragment) whose first
+// launch loads its module for `load_us`: judged on the rest, the one-time
+// cost reported beside it.
 Scenario ModuleLoadingInTheOnlyStep(TimeNs load_us) {
   Scenario s;
   s.Device(DeviceSpec::H100());
   KernelOptions slow;
   slow.launch_ns = Us(load_us);
   s.BeginStep(1).BeginOp("aten::mm").Kernel("sm90_xmma_gemm_bf16bf16", Ms(1), slow).End();
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 40; ++i) {
     s.HostOp("aten::view", Ms(1)).BeginOp("aten::add").Kernel("elementwise_kernel", Us(50)).End();
   }
   s.Sync().EndStep();
@@ -86,7 +87,8 @@ TEST(ExpertCauses, OneTimeWorkInsideTheOnlyStepIsCutNotRefused) {
 }
 
 TEST(ExpertCauses, OneTimeWorkOverHalfTheStepLeavesNoSteadyTime) {
-  RankedTrace r = RankAll(ModuleLoadingInTheOnlyStep(/*load_us=*/30'000));
+  // 60 ms of loading beside ~42 ms of work: under half of the step is left.
+  RankedTrace r = RankAll(ModuleLoadingInTheOnlyStep(/*load_us=*/60'000));
   EXPECT_TRUE(r.context->step_phase().NoSteadyStep());
   EXPECT_FALSE(VerdictOf(r).judgeable);
   // The descriptive tables stay: the top kernels come from every step.
