@@ -63,7 +63,9 @@ TEST(IdleCauses, AllocatorCallsStallingTheGpuAreTheAllocator) {
     // ~1 ms per step: the 3 ms call outlasts the 2 ms GEMM.
     EXPECT_GT(CauseNs(idle, IdleCause::kAllocator), Ms(4) - Ms(1) / 10) << call;
     EXPECT_LT(CauseNs(idle, IdleCause::kAllocator), Ms(4) + Ms(1) / 10) << call;
-    EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 0) << call;
+    // Only the few microseconds after the call returns, while the host
+    // enters the next op and launches, are another cause's.
+    EXPECT_LT(CauseNs(idle, IdleCause::kOtherHostWork), Ms(1) / 10) << call;
     EXPECT_EQ(IdleCauseName(IdleCause::kAllocator), "allocator");
   }
 }
@@ -103,14 +105,15 @@ TEST(IdleCauses, UnlinkedIdleGetsACauseInferredFromTheHost) {
     auto a = Analyse(s);
     const IdleAttribution& idle = a->ctx->idle_attribution();
     const TimeNs unattributed = CauseNs(idle, IdleCause::kUnattributed);
-    EXPECT_GT(unattributed, Ms(12) - Ms(1));
+    // Per step the GEMM runs 1 ms of the host's 4 ms: ~3 ms idle, three steps.
+    EXPECT_GT(unattributed, Ms(9) - Ms(1) / 2);
     // Nothing but unattributed is charged: inferred causes are no saving.
     EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 0);
     EXPECT_EQ(CauseNs(idle, IdleCause::kHostSideOp), 0);
     const TimeNs inferred_work = idle.inferred_ns[static_cast<int>(IdleCause::kOtherHostWork)];
     auto [cause, share] = InferredUnattributedCause(idle);
     if (host_works) {
-      EXPECT_GT(inferred_work, Ms(12) - Ms(1));
+      EXPECT_GT(inferred_work, Ms(9) - Ms(1) / 2);
       EXPECT_EQ(cause, IdleCause::kOtherHostWork);
       EXPECT_GT(share, 0.9);
       EXPECT_NE(InferredUnattributedText(idle).find("inferred:"), std::string::npos);
@@ -129,7 +132,6 @@ TEST(IdleCauses, IdleAfterTheLastCopyOfAnInferenceIsWhatTheHostDoes) {
   for (bool training : {false, true}) {
     Scenario s;
     s.Device(DeviceSpec::A100());
-    s.WithoutCorrelation();  // before the events: they take their ids when added
     for (int k = 1; k <= 3; ++k) {
       s.BeginStep(k).BeginOp("aten::linear").Kernel("ampere_sgemm_128x64_nn", Ms(5)).End();
       if (training) s.BeginBackward("MmBackward0").Kernel("sgemm_bwd", Ms(1)).End();
