@@ -3,6 +3,7 @@
 // roofline, the modelled FLOP utilization and the largest gap to the roof.
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
   out += Wrap(fmt::format("Device time per kernel family, mean per step over {} step{} ({} "
                           "busy{}):",
                           r.steps, r.steps == 1 ? "" : "s",
-                          Dur(static_cast<TimeNs>(r.busy_ns_per_step)),
+                          Dur(SaturatedNs(r.busy_ns_per_step)),
                           r.devices > 1 ? fmt::format(" on {} devices", r.devices) : ""),
               width, "", "  ");
   Table t({"family", "time", "step", "TFLOP/s", "TB/s", "bound", "efficiency", "modelled"},
@@ -78,7 +79,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
       continue;
     }
     const bool modelled = f.modelled_share > 0;
-    t.AddRow({FamilyLabel(f), Dur(static_cast<TimeNs>(f.device_ns_per_step)),
+    t.AddRow({FamilyLabel(f), Dur(SaturatedNs(f.device_ns_per_step)),
               Pct(f.share_of_step),
               modelled && f.flops_per_step > 0 ? Rate(f.achieved_tflops) : "-",
               modelled && f.bytes_per_step > 0 ? Rate(f.achieved_tbps) : "-",
@@ -87,7 +88,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
               f.compute ? Pct(f.modelled_share) : "-"});
   }
   if (rest > 0) {
-    t.AddRow({fmt::format("{} more (-v)", rest), Dur(static_cast<TimeNs>(rest_ns)),
+    t.AddRow({fmt::format("{} more (-v)", rest), Dur(SaturatedNs(rest_ns)),
               Pct(rest_share), "", "", "", "", ""});
   }
   out += t.Render(width);
@@ -104,7 +105,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
     out += Wrap(fmt::format("Largest gap to the roofline: {} at {} of its roof ({}-bound, {} "
                             "per step)",
                             text::Fit(what, kOpNameColumns), Pct(gap->efficiency), gap->bound,
-                            Dur(static_cast<TimeNs>(gap->device_ns_per_step))),
+                            Dur(SaturatedNs(gap->device_ns_per_step))),
                 width, "  ", "    ");
   }
   for (const std::string& note : r.notes) {
