@@ -6,7 +6,6 @@
 // family bar and roofline chart. One function per block, so the reporters
 // call them in one line each.
 
-#include <limits>
 #include <string>
 #include <string_view>
 
@@ -14,14 +13,6 @@
 #include "analyzer/report/json_writer.h"
 
 namespace tracelint {
-
-// A damaged trace can make a per-step time beyond int64 (a fuzz regression
-// input); saturate instead of the undefined conversion.
-inline TimeNs SaturatedNs(double ns) {
-  if (!(ns > 0)) return 0;
-  if (ns >= 9.2e18) return std::numeric_limits<TimeNs>::max();
-  return static_cast<TimeNs>(ns);
-}
 
 // The value of ranks[].roofline (report.schema.json, $defs/roofline).
 void WriteRooflineJson(JsonWriter& w, const RankRoofline& r);
