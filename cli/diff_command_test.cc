@@ -103,7 +103,7 @@ TEST(DiffCommand, FixedBottleneckRemovesTheFindingAndImprovesBeyondNoise) {
   EXPECT_THAT(r.out, HasSubstr("<div class=\"verdict better\" id=\"verdict\">"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex(
                          "chg-removed\">removed</span></td><td class=\"name\"><code>"
-                         "<span class=\"nw\">gpu-idle-gaps</span> / data_loader</code>"));
+                         "<span class=\"nw\">gpu-idle-gaps / data_loader</span></code>"));
 }
 
 TEST(DiffCommand, TooFewStepsSaysSoAndCannotGate) {

@@ -96,6 +96,8 @@ void Json::DumpTo(std::string& out) const {
     case Type::kDouble:
       if (!std::isfinite(double_)) {
         out += "null";
+      } else if (double_ == 0 && std::signbit(double_)) {
+        out += "-0.0";  // "-0" would read back as the integer 0
       } else {
         out += fmt::format("{}", double_);
       }

@@ -144,6 +144,25 @@ TEST(McpTools, OutputSchemasAreTheCommittedSchemasWithoutMetaSchema) {
   EXPECT_NE(BatchSchemaText().find("\"runs\""), std::string_view::npos);
 }
 
+// A client gets each output schema alone and cannot fetch another file: every
+// $ref must point inside the schema it is in, and resolve there.
+TEST(McpTools, OutputSchemasAreSelfContained) {
+  for (std::string_view text : {ReportSchemaText(), DiffSchemaText(), BatchSchemaText()}) {
+    absl::StatusOr<Json> schema = Json::Parse(text, 256);
+    ASSERT_TRUE(schema.ok()) << schema.status();
+    const Json* defs = schema->Find("$defs");
+    const std::string_view key = "\"$ref\"";
+    for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+      size_t open = text.find('"', at + key.size());
+      size_t close = text.find('"', open + 1);
+      std::string_view ref = text.substr(open + 1, close - open - 1);
+      ASSERT_TRUE(ref.starts_with("#/$defs/")) << ref;
+      ASSERT_NE(defs, nullptr) << ref;
+      EXPECT_NE(defs->Find(ref.substr(8)), nullptr) << ref;
+    }
+  }
+}
+
 TEST(McpTools, ArgumentsBecomeACommandLine) {
   Table t;
   TempDir dir;

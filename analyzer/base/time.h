@@ -1,6 +1,7 @@
 #ifndef TRACELINT_ANALYZER_BASE_TIME_H_
 #define TRACELINT_ANALYZER_BASE_TIME_H_
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -36,6 +37,15 @@ inline constexpr TimeNs SaturatingAddNs(TimeNs a, TimeNs b) {
     return b > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
   }
   return sum;
+}
+
+// A computed time (a mean, a share of a sum) as whole nanoseconds, held at
+// the int64 limit: a damaged trace can make it exceed int64, where a plain
+// conversion is undefined.
+inline TimeNs SaturatingNsFromDouble(double ns) {
+  if (!(ns > 0)) return 0;
+  if (ns >= 9.2e18) return std::numeric_limits<TimeNs>::max();
+  return static_cast<TimeNs>(std::llround(ns));
 }
 
 // "1.234 ms", "56.7 us", "3.20 s" for reports.

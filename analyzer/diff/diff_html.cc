@@ -43,26 +43,6 @@ constexpr std::string_view kBetter = "#59a14f";
 constexpr std::string_view kNeutral = "#7f8c8d";
 
 std::string E(std::string_view s) { return EscapeHtml(s); }
-
-// "tensor-cores-idle / mixed_precision" may wrap at its spaces, never inside
-// a rule id or cause at a hyphen (a reader would take "tensor-" for a word).
-std::string WholeNameParts(std::string_view name) {
-  std::string out;
-  size_t start = 0;
-  while (start <= name.size()) {
-    size_t end = name.find(' ', start);
-    if (end == std::string_view::npos) end = name.size();
-    std::string_view part = name.substr(start, end - start);
-    if (!out.empty()) out += ' ';
-    if (part.find('-') != std::string_view::npos) {
-      out += "<span class=\"nw\">" + E(part) + "</span>";
-    } else {
-      out += E(part);
-    }
-    start = end + 1;
-  }
-  return out;
-}
 std::string Dur(TimeNs ns) { return FormatDurationNs(ns); }
 
 // Where the comparison is drawn: its own page (sections are h2, ids bare)
@@ -346,7 +326,7 @@ void FindingsTable(std::string& out, const RunDiff& d, const Frame& f) {
         "<tr class=\"{0}\"><td class=\"name\"><span class=\"chg chg-{0}\">{0}</span></td>"
         "<td class=\"name\"><code>{1}</code></td><td>{2}</td><td>{3}</td>"
         "<td class=\"name\">{4}</td></tr>\n",
-        kind, WholeNameParts(FindingName(c)), severity,
+        kind, html::BreakableName(FindingName(c)), severity,
         c.kind == FindingChangeKind::kChanged
             ? fmt::format("{}<br><small>judged by: {}</small>", E(FindingTimes(c)),
                           E(diff_format::FindingBasis(c)))

@@ -107,18 +107,32 @@ std::string BreakableName(std::string_view name) {
   if (name.size() <= kUnbrokenNameChars) {
     return "<span class=\"nw\">" + EscapeHtml(name) + "</span>";
   }
+  // Breaks go after separators; a part holding a hyphen is kept in one
+  // nowrap span, since browsers also break at hyphens ("tensor-" alone
+  // reads as a word).
   std::string out;
+  size_t start = 0;
+  auto flush = [&](size_t end) {
+    std::string_view part = name.substr(start, end - start);
+    if (part.find('-') != std::string_view::npos) {
+      out += "<span class=\"nw\">" + EscapeHtml(part) + "</span>";
+    } else {
+      out += EscapeHtml(part);
+    }
+    start = end;
+  };
   for (size_t i = 0; i < name.size(); ++i) {
-    out += EscapeHtml(name.substr(i, 1));
     const char c = name[i];
     const char next = i + 1 < name.size() ? name[i + 1] : '\0';
     // After a separator, not between two of them ("::" stays whole).
     if ((c == ':' || c == '_' || c == '.' || c == ',' || c == '<' || c == '(' || c == '/' ||
          c == ' ') &&
         next != c && next != '\0') {
+      flush(i + 1);
       out += "<wbr>";
     }
   }
+  flush(name.size());
   return out;
 }
 

@@ -55,7 +55,7 @@ std::string FamilyTable(const RankRoofline& r) {
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "</tr>\n",
         FamilyColor(f.family), E(FamilyLabel(f)),
-        FormatDurationNs(static_cast<TimeNs>(f.device_ns_per_step)), Pct(f.share_of_step),
+        FormatDurationNs(SaturatingNsFromDouble(f.device_ns_per_step)), Pct(f.share_of_step),
         modelled && f.flops_per_step > 0 ? Rate(f.achieved_tflops) : "-",
         modelled && f.bytes_per_step > 0 ? Rate(f.achieved_tbps) : "-", Rate(f.peak_tflops),
         Rate(f.peak_tbps), f.bound.empty() ? "-" : f.bound,
@@ -97,7 +97,7 @@ std::string FamilyBarChart(const RankRoofline& r, std::string_view id_suffix) {
         "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>"
         "<text class=\"axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
         kLeft, kChartWidth - kRight, y, y, kLeft - 6, y + 4,
-        i == 0 ? "0" : FormatDurationNs(static_cast<TimeNs>(tallest * i / 2)));
+        i == 0 ? "0" : FormatDurationNs(SaturatingNsFromDouble(tallest * i / 2)));
   }
   const double slot_w = plot_w / static_cast<double>(slots);
   const double bar_w = std::max(0.5, slot_w * 0.8);
@@ -121,7 +121,7 @@ std::string FamilyBarChart(const RankRoofline& r, std::string_view id_suffix) {
           "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\">"
           "<title>{}: {} {}</title></rect>",
           x, y, bar_w, h, FamilyColor(f.family), E(name), E(FamilyLabel(f)),
-          FormatDurationNs(static_cast<TimeNs>(v)));
+          FormatDurationNs(SaturatingNsFromDouble(v)));
     }
     out += "</g>\n";
   }
@@ -212,7 +212,7 @@ std::string RooflineChart(const RankRoofline& r, std::string_view id_suffix) {
         px(p.x), py(p.y), radius, FamilyColor(p.op->family), E(p.op->name), E(p.op->params),
         Rate(p.op->achieved_tflops), Rate(p.op->achieved_tbps), p.op->intensity,
         p.op->efficiency >= 0 ? Pct(p.op->efficiency) : "n/a",
-        FormatDurationNs(static_cast<TimeNs>(p.op->device_ns_per_step)));
+        FormatDurationNs(SaturatingNsFromDouble(p.op->device_ns_per_step)));
   }
   return out + "</svg>\n";
 }

@@ -12,7 +12,7 @@ namespace {
 void PositiveOrNull(JsonWriter& w, double v) { v > 0 ? w.Double(v) : w.Null(); }
 void NonNegativeOrNull(JsonWriter& w, double v) { v >= 0 ? w.Double(v) : w.Null(); }
 void StringOrNull(JsonWriter& w, const std::string& s) { s.empty() ? w.Null() : w.String(s); }
-int64_t Ns(double ns) { return ns > 0 ? static_cast<int64_t>(std::llround(ns)) : 0; }
+int64_t Ns(double ns) { return SaturatingNsFromDouble(ns); }
 double Clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 
 void WriteFamily(JsonWriter& w, const RooflineFamily& f) {

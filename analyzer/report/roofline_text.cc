@@ -62,7 +62,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
   out += Wrap(fmt::format("Device time per kernel family, mean per step over {} step{} ({} "
                           "busy{}):",
                           r.steps, r.steps == 1 ? "" : "s",
-                          Dur(static_cast<TimeNs>(r.busy_ns_per_step)),
+                          Dur(SaturatingNsFromDouble(r.busy_ns_per_step)),
                           r.devices > 1 ? fmt::format(" on {} devices", r.devices) : ""),
               width, "", "  ");
   Table t({"family", "time", "step", "TFLOP/s", "TB/s", "bound", "efficiency", "modelled"},
@@ -78,7 +78,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
       continue;
     }
     const bool modelled = f.modelled_share > 0;
-    t.AddRow({FamilyLabel(f), Dur(static_cast<TimeNs>(f.device_ns_per_step)),
+    t.AddRow({FamilyLabel(f), Dur(SaturatingNsFromDouble(f.device_ns_per_step)),
               Pct(f.share_of_step),
               modelled && f.flops_per_step > 0 ? Rate(f.achieved_tflops) : "-",
               modelled && f.bytes_per_step > 0 ? Rate(f.achieved_tbps) : "-",
@@ -87,7 +87,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
               f.compute ? Pct(f.modelled_share) : "-"});
   }
   if (rest > 0) {
-    t.AddRow({fmt::format("{} more (-v)", rest), Dur(static_cast<TimeNs>(rest_ns)),
+    t.AddRow({fmt::format("{} more (-v)", rest), Dur(SaturatingNsFromDouble(rest_ns)),
               Pct(rest_share), "", "", "", "", ""});
   }
   out += t.Render(width);
@@ -104,7 +104,7 @@ std::string RooflineTextBlock(const RankRoofline& r, size_t width, bool verbose)
     out += Wrap(fmt::format("Largest gap to the roofline: {} at {} of its roof ({}-bound, {} "
                             "per step)",
                             text::Fit(what, kOpNameColumns), Pct(gap->efficiency), gap->bound,
-                            Dur(static_cast<TimeNs>(gap->device_ns_per_step))),
+                            Dur(SaturatingNsFromDouble(gap->device_ns_per_step))),
                 width, "  ", "    ");
   }
   for (const std::string& note : r.notes) {
