@@ -167,8 +167,50 @@ TEST(ExpertCauses, AnOutlierStepLeavesTheSavingAndIsReportedOnItsOwner) {
   EXPECT_GT(f->outlier_step_ns, Ms(29));
   EXPECT_LT(f->outlier_step_ns, Ms(31));
   EXPECT_THAT(AllEvidence(*f), HasSubstr("outlier step ProfilerStep#4"));
+  EXPECT_THAT(f->fix, HasSubstr("ProfilerStep#4 is an outlier step"));
+  EXPECT_THAT(f->fix, HasSubstr("what runs every N steps"));
   EXPECT_EQ(g->outlier_step_ns, 0);
+  EXPECT_THAT(g->fix, Not(HasSubstr("outlier")));
   EXPECT_TRUE(even.context->outlier_steps().indices.empty());
+}
+
+// Many outliers (here 5 of 20 steps stall): the first three get an evidence
+// line each, the rest one summary line with their total, so a long run's
+// finding stays readable; the fix names the stall once.
+TEST(ExpertCauses, ManyOutlierStepsAreSummarisedAfterThree) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= 20; ++k) {
+    s.BeginStep(k).DataLoaderNext(Ms(k % 4 == 0 ? 32 : 2));
+    s.OpKernels("aten::mm", "ampere_sgemm_128x64_nn", 10, Us(400), Us(10));
+    s.Sync().EndStep();
+  }
+  RankedTrace r = RankAll(s);
+  ASSERT_EQ(r.context->outlier_steps().indices.size(), 5u);
+  const Finding* f = FindingOf(r, "gpu-idle-gaps", "data_loader");
+  ASSERT_NE(f, nullptr) << r.ranking;
+  EXPECT_EQ(f->outlier_steps.size(), 5u);
+  int per_step_lines = 0, summary_lines = 0;
+  double summary_ns = 0, lines_ns = 0;
+  for (const Evidence& e : f->evidence) {
+    if (e.text.starts_with("outlier step ")) {
+      ++per_step_lines;
+      lines_ns += e.value;
+    }
+    if (e.text.starts_with("2 more outlier steps (")) {
+      ++summary_lines;
+      summary_ns = e.value;
+    }
+  }
+  EXPECT_EQ(per_step_lines, 3);
+  EXPECT_EQ(summary_lines, 1);
+  EXPECT_NEAR(lines_ns + summary_ns, static_cast<double>(f->outlier_step_ns), 1.0);
+  size_t mentions = 0;
+  for (size_t at = f->fix.find("is an outlier step"); at != std::string::npos;
+       at = f->fix.find("is an outlier step", at + 1)) {
+    ++mentions;
+  }
+  EXPECT_EQ(mentions, 1u);
 }
 
 // Exposed collectives that outweigh compute and every idle cause bound

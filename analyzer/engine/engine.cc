@@ -1,6 +1,7 @@
 #include "analyzer/engine/engine.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -155,6 +156,8 @@ absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
 
 // The extra time of each outlier step goes on the finding of the cause that
 // owns it (outlier_owners.h), never into a saving.
+constexpr size_t kOutlierLinesPerFinding = 3;
+
 static void AttachOutliers(AnalysisContext& rank, std::vector<RuleOutcome>& outcomes) {
   if (rank.outlier_steps().indices.empty()) return;
   const StepSet& steps = rank.steady_steps();
@@ -168,11 +171,43 @@ static void AttachOutliers(AnalysisContext& rank, std::vector<RuleOutcome>& outc
       if (it == outcome.findings.end()) break;
       it->outlier_step_ns += o.extra_ns;
       it->outlier_steps.push_back(o.step);
-      it->evidence.push_back(
-          {fmt::format("outlier step {}: {} over the median step, mostly {}; left out of the "
-                       "saving per step",
-                       StepName(steps, o.step), FormatDurationNs(o.extra_ns), o.what),
-           static_cast<double>(o.extra_ns), 0, "ns"});
+      // A long run can have hundreds of outliers (up to a third of its
+      // steps): the first few get a line each, the rest one summary line.
+      if (it->outlier_steps.size() <= kOutlierLinesPerFinding) {
+        it->evidence.push_back(
+            {fmt::format("outlier step {}: {} over the median step, mostly {}; left out of the "
+                         "saving per step",
+                         StepName(steps, o.step), FormatDurationNs(o.extra_ns), o.what),
+             static_cast<double>(o.extra_ns), 0, "ns"});
+      } else {
+        const size_t more = it->outlier_steps.size() - kOutlierLinesPerFinding;
+        // The summary line is the last evidence from the second one on.
+        const TimeNs more_ns =
+            o.extra_ns + (more > 1 ? static_cast<TimeNs>(it->evidence.back().value) : 0);
+        std::string line = fmt::format(
+            "{} more outlier step{} ({} over the median step in all), left out of the saving "
+            "per step",
+            more, more > 1 ? "s" : "", FormatDurationNs(more_ns));
+        if (more == 1) {
+          it->evidence.push_back({std::move(line), static_cast<double>(more_ns), 0, "ns"});
+        } else {
+          it->evidence.back() = {std::move(line), static_cast<double>(more_ns), 0, "ns"};
+        }
+      }
+      // A stall in one step has its own fix (what runs every N steps), said
+      // once per finding after the fix of the cost every step pays.
+      if (it->outlier_steps.size() == 1) {
+        std::string name = StepName(steps, o.step);
+        if (!name.empty()) {
+          name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+        }
+        it->fix += fmt::format(
+            " {} is an outlier step ({} over the median step, mostly {}), left out of this "
+            "saving: a stall in that step, not a cost of every step. Look for what runs every N "
+            "steps (checkpoint saving, evaluation, logging or metric reads, garbage collection) "
+            "and make it asynchronous or rarer.",
+            name, FormatDurationNs(o.extra_ns), o.what);
+      }
       break;
     }
   }

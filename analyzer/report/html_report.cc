@@ -441,12 +441,24 @@ void TimelineSection(std::string& out, const ReportInput& in) {
   std::string what;
   if (HasSteps(ctx.steps())) {
     std::string left_out = NotSteadySteps(ctx);
-    what = fmt::format("{} ({}), the longest steady step{}",
+    // Outlier steps leave every saving, so the idle the findings point at is
+    // not attributed in them: the drawn step is the longest judged one.
+    std::vector<std::string> outliers;
+    for (size_t i : ctx.outlier_steps().indices) {
+      outliers.push_back(fmt::format("#{}", ctx.steady_steps().steps[i].number));
+    }
+    what = fmt::format("{} ({}), the longest steady step{}{}",
                        ctx.steps().source == StepSource::kInferred
                            ? fmt::format("iteration {}", step.number)
                            : fmt::format("step #{}", step.number),
                        Dur(step.duration_ns()),
-                       left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")");
+                       left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")",
+                       outliers.empty()
+                           ? ""
+                           : fmt::format(" that is not an outlier (outlier step{} {}: left out "
+                                         "of every saving, marked in the step chart)",
+                                         outliers.size() > 1 ? "s" : "",
+                                         fmt::format("{}", fmt::join(outliers, ", "))));
   } else {
     what = fmt::format("the profiled window ({}; the trace has no step markers{})",
                        Dur(step.duration_ns()),
