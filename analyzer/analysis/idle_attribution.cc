@@ -111,6 +111,21 @@ class HostIndex {
 
 bool IsHostOp(EventKind k) { return k == EventKind::kCpuOp || k == EventKind::kUserAnnotation; }
 
+// XLA's runtime dispatching a compiled executable (PJRT, TFRT, the GPU
+// executable's thunks, TPU program enqueues), recorded as TraceMe frames on
+// the Python and executor threads. It launches nothing the trace links, but
+// it is the dispatch of the jitted call, not a host-side computation to move
+// into the step: other host work (dispatch), never a host-side op.
+bool IsXlaRuntimeDispatch(std::string_view name) {
+  for (std::string_view prefix :
+       {"PjRt", "PJRT_", "TfrtTpu", "TfrtGpu", "TfrtCpu", "BufferSequencingEvent::",
+        "GpuExecutable::", "Thunks::", "ThenExecuteCallback", "ExecuteReplicated",
+        "DoEnqueueProgram", "EnqueueContinuationProgram", "tpu::System::", "LocalExecutable::"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 // The memcpy a blocking copy call waits for, when it is pageable.
 const DeviceDetails* PageableCopyOf(const Timeline& tl, const HostIndex& index, SliceId call) {
   SliceId activity = index.activity_of_launch(call);
@@ -185,7 +200,8 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   // next is exposed: the sync, not that work, emptied the queue.
   if (drained_by != kNoIndex) return decided(drained_by, IdleCause::kSyncCall);
   // Self time of an op that launches nothing: the innermost slice is the op.
-  if (innermost != kNoIndex && innermost == op && !index.launches_below(op)) {
+  if (innermost != kNoIndex && innermost == op && !index.launches_below(op) &&
+      !IsXlaRuntimeDispatch(tl.str(c.name[op]))) {
     return decided(op, IdleCause::kHostSideOp);
   }
   // Short gaps while the host is issuing work: the launch path itself, or
@@ -218,7 +234,8 @@ class OtherThreadOps {
     std::vector<SliceId> ops;
     for (SliceId s = 0; s < c.size(); ++s) {
       if (c.kind[s] == EventKind::kCpuOp && !index.launches_below(s) && c.dur_ns[s] > 0 &&
-          tl.tracks()[c.track[s]].kind == TrackKind::kHostThread) {
+          tl.tracks()[c.track[s]].kind == TrackKind::kHostThread &&
+          !IsXlaRuntimeDispatch(tl.str(c.name[s]))) {
         ops.push_back(s);
       }
     }

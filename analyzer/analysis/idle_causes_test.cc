@@ -149,5 +149,30 @@ TEST(IdleCauses, IdleAfterTheLastCopyOfAnInferenceIsWhatTheHostDoes) {
   }
 }
 
+// XLA's runtime dispatching a jitted executable (PJRT / TFRT frames that
+// launch nothing the trace links) is the call's dispatch, other host work;
+// a host op of the user's that launches nothing is a host-side op.
+TEST(IdleCauses, XlaRuntimeDispatchIsNoHostSideOp) {
+  for (std::string_view name :
+       {"PjRtStreamExecutorLoadedExecutable::Execute", "TfrtTpuLoadedExecutable::Execute",
+        "np_preprocess"}) {
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    for (int k = 1; k <= 4; ++k) {
+      s.BeginStep(k).BeginOp("aten::mm").Kernel("ampere_sgemm_128x64_nn", Ms(2)).End();
+      s.HostOp(name, Ms(4));
+      s.BeginOp("aten::relu").Kernel("elementwise_kernel", Ms(1)).End().Sync().EndStep();
+    }
+    auto a = Analyse(s);
+    const IdleAttribution& idle = a->ctx->idle_attribution();
+    if (name == "np_preprocess") {
+      EXPECT_GT(CauseNs(idle, IdleCause::kHostSideOp), Ms(7)) << name;
+    } else {
+      EXPECT_EQ(CauseNs(idle, IdleCause::kHostSideOp), 0) << name;
+      EXPECT_GT(CauseNs(idle, IdleCause::kOtherHostWork), Ms(7)) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tracelint
