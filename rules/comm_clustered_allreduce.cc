@@ -62,6 +62,9 @@ struct DeviceComm {
   TimeNs non_tail_exposed_ns = 0;    // exposed outside the tail that compute could hide
   TimeNs exposed_beyond_compute_ns = 0;  // exposed time with no compute left to hide it
   TimeNs wait_ns = 0;                // idle: device-side wait on a collective
+  int64_t collective_count = 0;      // collectives in steps
+  int64_t known_bytes = 0;           // their message bytes, where the trace says
+  TimeNs known_bytes_ns = 0;         // the time of the collectives with known bytes
   int64_t tail_manual_count = 0;     // tail collectives launched outside backward
   int64_t tail_count = 0;
   int steps_with_backward = 0;
@@ -192,11 +195,16 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
   for (size_t i = 0; i < per_step.size(); ++i) {
     const Step& step = steps.steps[i];
     StepComm& sc = per_step[i];
-    const TimeNs step_exposed_ns = exposed.OverlapNs(step.start_ns, step.end_ns);
+    const TimeNs step_exposed_ns = step.OverlapNs(exposed);
     out.exposed_ns += step_exposed_ns;
     TimeNs coll_ns = 0;
     for (const Collective& coll : sc.collectives) {
       coll_ns = SaturatingAddNs(coll_ns, coll.end_ns - coll.start_ns);
+      ++out.collective_count;
+      if (coll.msg_bytes > 0) {
+        out.known_bytes += coll.msg_bytes;
+        out.known_bytes_ns = SaturatingAddNs(out.known_bytes_ns, coll.end_ns - coll.start_ns);
+      }
     }
     out.collective_ns = SaturatingAddNs(out.collective_ns, coll_ns);
 
@@ -239,7 +247,7 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
     // not already spent hiding the tail caps the exposed time it can win.
     const TimeNs non_tail_ns = std::max<TimeNs>(0, step_exposed_ns - tail_exposed_ns);
     const TimeNs room_ns = std::max<TimeNs>(
-        0, da.compute_kernels.OverlapNs(step.start_ns, step.end_ns) - hideable_ns);
+        0, step.OverlapNs(da.compute_kernels) - hideable_ns);
     out.non_tail_exposed_ns += std::min(non_tail_ns, room_ns);
     out.exposed_beyond_compute_ns += non_tail_ns - std::min(non_tail_ns, room_ns);
 
@@ -281,6 +289,9 @@ DeviceComm MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da,
 // data-parallel training with all_reduce only.
 constexpr int64_t kManySmallAllReducesPerStep = 20;
 constexpr TimeNs kSmallAllReduceNs = 50 * kNsPerUs;
+// Hundreds of all_reduce calls per step are one per parameter, whatever
+// their size: DDP's buckets make a handful (model size / bucket_cap_mb).
+constexpr int64_t kUnbucketedAllReducesPerStep = 100;
 
 std::string Fix(const DeviceComm& d, bool tail_fires, const JobProfile& job, int64_t steps) {
   const int all_reduce = static_cast<int>(CollectiveKind::kAllReduce);
@@ -331,6 +342,18 @@ std::string Fix(const DeviceComm& d, bool tail_fires, const JobProfile& job, int
              "(reshard_after_forward=False).";
     default:
       break;
+  }
+  const bool unbucketed = steps > 0 && all_reduce_count / steps >= kUnbucketedAllReducesPerStep;
+  if (unbucketed) {
+    return fmt::format(
+        "About {} all_reduce calls per step: one per parameter, not bucketed, each paying a "
+        "launch and a latency and none overlapping backward as a bucket would. Bucket them: "
+        "wrap the model in DistributedDataParallel (it buckets gradients into bucket_cap_mb "
+        "buffers and overlaps them with backward) or shard it with FSDP/FSDP2 "
+        "(fully_shard), instead of all-reducing each parameter's gradient yourself; where a "
+        "manual loop must stay, coalesce the gradients into one flat buffer "
+        "(torch.distributed all_reduce_coalesced, or torch._utils._flatten_dense_tensors).",
+        all_reduce_count / steps);
   }
   if (many_small_all_reduce) {
     return fmt::format(
@@ -508,6 +531,22 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
   f.evidence.push_back({fmt::format("Collective time {} per step", FormatDurationNs(
                                                                        d->collective_ns / n)),
                         static_cast<double>(d->collective_ns / n), 0, "ns"});
+  f.evidence.push_back({fmt::format("{:.1f} collectives per step{}",
+                                    SafeShare(d->collective_count, n),
+                                    d->known_bytes > 0
+                                        ? fmt::format(", {:.1f} MiB per step",
+                                                      d->known_bytes / 1048576.0 / n)
+                                        : std::string()),
+                        SafeShare(d->collective_count, n), 0, "count"});
+  if (d->known_bytes > 0 && d->known_bytes_ns > 0) {
+    // Algorithmic bandwidth (NCCL's algbw): message bytes over kernel time.
+    const double algbw_gbs =
+        static_cast<double>(d->known_bytes) / static_cast<double>(d->known_bytes_ns);
+    f.evidence.push_back({fmt::format("Algorithmic bandwidth {:.1f} GB/s (message bytes over "
+                                      "collective kernel time)",
+                                      algbw_gbs),
+                          algbw_gbs, 0, "GB/s"});
+  }
   if (d->exposed_beyond_compute_ns > 0) {
     f.message += fmt::format(
         " {} per step of exposed communication has no compute beside it to hide behind and is "

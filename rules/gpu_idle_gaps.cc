@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
@@ -15,6 +17,7 @@
 #include "analyzer/base/strings.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
+#include "rules/gpu_idle_gaps_fixes.h"
 #include "rules/idle_findings.h"
 #include "rules/launch_context.h"
 #include "rules/optimizer_advice.h"
@@ -24,6 +27,9 @@ namespace tracelint {
 namespace {
 
 using rules_internal::CauseSummary;
+using rules_internal::HostCode;
+using rules_internal::IdleFixFor;
+using rules_internal::OwnedCause;
 using rules_internal::IdleScope;
 using rules_internal::SafeShare;
 using rules_internal::ShareText;
@@ -34,7 +40,7 @@ constexpr std::string_view kLaunchGapNs = "LaunchGapNs";
 constexpr std::string_view kWorstGaps = "WorstGaps";
 
 // "step 4", "steps 1-5", "steps 1, 3, 7-9": ascending step numbers.
-std::string StepList(const std::vector<int64_t>& numbers) {
+std::string StepList(const std::vector<int64_t>& numbers, std::string_view word) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < numbers.size();) {
     size_t j = i;
@@ -43,48 +49,11 @@ std::string StepList(const std::vector<int64_t>& numbers) {
                           : fmt::format("{}", numbers[i]));
     i = j + 1;
   }
-  return fmt::format("step{} {}", numbers.size() == 1 ? "" : "s", fmt::join(parts, ", "));
+  return fmt::format("{}{} {}", word, numbers.size() == 1 ? "" : "s", fmt::join(parts, ", "));
 }
 constexpr TimeNs kDefaultLaunchGapNs = 50 * kNsPerUs;
 // Other-host-work idle that is mostly inside the model's ops is eager dispatch.
 constexpr double kInModelCodeMinShare = 0.5;
-
-// Where other-host-work idle falls, which decides its fix.
-enum class HostCode : uint8_t { kUnknown, kEagerModel, kCompiledModel, kBetweenModelCalls };
-
-struct OwnedCause {
-  IdleCause cause;
-  std::string_view what;  // for titles: "waiting for the data loader"
-  std::string_view fix;
-};
-
-constexpr std::array<OwnedCause, 6> kOwned = {{
-    {IdleCause::kDataLoader, "waiting for the DataLoader",
-     "Load batches in parallel with the step: DataLoader(num_workers=N>0, pin_memory=True, "
-     "persistent_workers=True, prefetch_factor=2..4); move decoding/augmentation to the GPU "
-     "(e.g. DALI) if workers cannot keep up."},
-    {IdleCause::kLaunchOverhead, "between kernel launches (launch-bound)",
-     "The step is launch-bound: capture it with CUDA Graphs (torch.cuda.graphs / "
-     "torch.compile(mode=\"reduce-overhead\")), fuse small ops (torch.compile), or raise the "
-     "batch size so each kernel does more work."},
-    {IdleCause::kLaunchStall, "inside slow launch calls (runtime stall)",
-     "A launch call took far longer than a launch costs: the runtime stalled. First-launch "
-     "module loading: warm up (run a few steps) before profiling, or load modules eagerly "
-     "(CUDA_MODULE_LOADING=EAGER). Allocator: keep the caching allocator warm, avoid "
-     "torch.cuda.empty_cache() in the loop, and try "
-     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation."},
-    {IdleCause::kOtherHostWork, "while the host runs framework and Python code",
-     "Move the host work off the step's critical path: precompute outside the loop, "
-     "torch.compile the Python-heavy region, or overlap it with GPU work by launching the "
-     "next kernels first."},
-    {IdleCause::kHostSilent, "while the host records no events",
-     "The host was busy in code the profiler did not record (Python without with_stack, "
-     "other threads, I/O, GC): profile with with_stack=True or py-spy to find it, then move "
-     "it off the step."},
-    {IdleCause::kDeviceWaitOther, "on device-side waits (streams, events)",
-     "Work queued on the GPU waits for another stream or event: check cross-stream "
-     "dependencies (wait_stream, events) and put independent work on its own stream."},
-}};
 
 // A fix that says to raise the batch size is only as good as the memory
 // left for it: where the trace recorded the allocator, say what it showed,
@@ -125,7 +94,7 @@ constexpr double kOneStepStallMinShare = 0.5;
 // True when it gave the stall's advice.
 bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding& f) {
   const std::vector<TimeNs>& v = summary.step_values_ns;
-  if (!steps.from_markers || v.size() < kMinStepsForOneStepStall || v.size() != steps.steps.size()) {
+  if (!HasSteps(steps) || v.size() < kMinStepsForOneStepStall || v.size() != steps.steps.size()) {
     return false;
   }
   TimeNs total = 0;
@@ -140,9 +109,12 @@ bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
   const TimeNs median =
       static_cast<TimeNs>(std::llround(Median(std::vector<double>(v.begin(), v.end()))));
   const int64_t number = steps.steps[worst].number;
-  f.evidence.push_back({fmt::format("{:.0f}% of it falls in step {} alone ({}; the median step "
+  const std::string label = steps.source == StepSource::kInferred
+                                ? fmt::format("iteration {}", number)
+                                : fmt::format("step {}", number);
+  f.evidence.push_back({fmt::format("{:.0f}% of it falls in {} alone ({}; the median step "
                                     "has {})",
-                                    100 * share, number, FormatDurationNs(v[worst]),
+                                    100 * share, label, FormatDurationNs(v[worst]),
                                     FormatDurationNs(median)),
                         share, kOneStepStallMinShare, "share"});
   // At the window's edge the profiler's own start or stop is a suspect too.
@@ -153,180 +125,12 @@ bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
                                 "show up as well"
                               : "";
   f.fix = fmt::format(
-      "Most of this idle is in one step (step {}, one of {} steady steps): a stall in that "
+      "Most of this idle is in one step ({}, one of {} steady steps): a stall in that "
       "step, not a cost of every step. Look for what runs every N steps (checkpoint saving, "
       "evaluation, logging or metric reads, garbage collection) and make it asynchronous or "
       "rarer{}. Otherwise: {}",
-      number, v.size(), edge, f.fix);
+      label, v.size(), edge, f.fix);
   return true;
-}
-
-// Advice in no framework's API: for a TensorFlow or JAX cause without a
-// variant of its own, and for a trace of an unknown framework (a Chrome
-// trace of another tool), where PyTorch's calls would not apply.
-std::string NeutralFix(IdleCause cause) {
-  switch (cause) {
-    case IdleCause::kDataLoader:
-      return "Load input in parallel with the step and prefetch it to the device: more loader "
-             "workers or threads, pinned host buffers, and decoding or augmentation on the GPU "
-             "if the loaders cannot keep up.";
-    case IdleCause::kLaunchOverhead:
-      return "The step is launch-bound: fuse small ops into fewer kernels (compile the step "
-             "with the framework's graph compiler), replay repeated launch sequences as CUDA "
-             "Graphs, or raise the batch size so each kernel does more work.";
-    case IdleCause::kLaunchStall:
-      return "A launch call took far longer than a launch costs: the runtime stalled "
-             "(first-launch module loading, allocator growth). Warm up (run a few steps) "
-             "before profiling, load modules eagerly (CUDA_MODULE_LOADING=EAGER), and keep "
-             "the allocator from giving memory back and growing again inside the loop.";
-    case IdleCause::kOtherHostWork:
-      return "Move the host work off the step's critical path: precompute outside the loop, "
-             "compile the Python-heavy region, or overlap it with GPU work by launching the "
-             "next kernels first.";
-    case IdleCause::kHostSilent:
-      return "The host was busy in code the profiler did not record (Python, other threads, "
-             "I/O, GC): sample it with py-spy (or the profiler's Python tracing) to find it, "
-             "then move it off the step.";
-    case IdleCause::kDeviceWaitOther:
-      return "Work queued on the GPU waits for another stream or event: check cross-stream "
-             "dependencies and put independent work on its own stream.";
-    default:
-      return "";
-  }
-}
-
-// Host silence in a trace whose host side is only CUDA/HIP API calls is the
-// recording's blind spot, not a hint of hidden Python: the framework's
-// dispatch and the program's own code run between the calls unrecorded.
-std::string ApiOnlyHostSilentFix(const JobProfile& job) {
-  if (job.capture) {
-    return fmt::format(
-        "The host ran code between its CUDA calls that the capture cannot see (tracelint "
-        "capture records CUDA API calls and NVTX ranges only): mark the step's host phases "
-        "with NVTX ranges ({}) or sample the host with py-spy or perf to find it, then move "
-        "it off the step or overlap it with GPU work.",
-        job.is_pytorch() ? "torch.cuda.nvtx.range" : "nvtxRangePushA/nvtxRangePop");
-  }
-  if (job.is_pytorch()) {
-    return "The trace records no host ops (the profiler ran without ProfilerActivity.CPU), so "
-           "what the host did between its CUDA calls is unknown: profile with "
-           "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and with_stack=True to "
-           "see it.";
-  }
-  return "The trace records the host only as CUDA/HIP API calls, so what it did between them "
-         "is unknown: trace the host's own code (the framework's CPU activity, NVTX ranges, or "
-         "a sampling profiler) to find it, then move it off the step.";
-}
-
-// The fix for a cause, for the job at hand: TensorFlow and JAX have their
-// own input pipelines and profilers (never with_stack=True), inference has
-// requests and decode steps, not DataLoader epochs and training loops.
-// rules/docs/gpu-idle-gaps.md lists every variant.
-std::string FixFor(const OwnedCause& owned, const JobProfile& job, HostCode where) {
-  const bool tf = job.framework == JobFramework::kTensorFlow;
-  const bool jax = job.framework == JobFramework::kJax;
-  if (owned.cause == IdleCause::kHostSilent && job.host_api_only) return ApiOnlyHostSilentFix(job);
-  if (!job.is_pytorch() && !tf && !jax) return NeutralFix(owned.cause);
-  switch (owned.cause) {
-    case IdleCause::kDataLoader:
-      if (tf) {
-        return "Make the tf.data pipeline keep up: map(..., num_parallel_calls=tf.data.AUTOTUNE), "
-               ".cache() after expensive reads, .prefetch(tf.data.AUTOTUNE) at the end, and "
-               "check it with the profiler's input-pipeline analysis.";
-      }
-      if (jax) {
-        return "Feed batches ahead of the step: load with parallel workers (grain or "
-               "tf.data with AUTOTUNE) and prefetch to the device (e.g. "
-               "flax.jax_utils.prefetch_to_device or jax.device_put of the next batch).";
-      }
-      // A PyTorch DataLoader is there, training or batch inference alike:
-      // its own advice fits both.
-      break;
-    case IdleCause::kLaunchOverhead:
-      if (tf) {
-        return "The step is launch-bound: compile it with XLA (tf.function(jit_compile=True)) "
-               "so ops fuse into fewer kernels, or raise the batch size.";
-      }
-      if (jax) {
-        return "The step is launch-bound: jit the whole step (one jax.jit over the loop body, "
-               "lax.scan for loops) instead of dispatching small ops, or raise the batch size.";
-      }
-      if (job.is_inference() && job.llm) {
-        return "The inference step is launch-bound: capture it with CUDA Graphs "
-               "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs); when serving "
-               "LLMs, run decode steps as CUDA graphs (the engine's graph mode), batch more "
-               "requests per step (continuous batching) and keep prefill apart from decode "
-               "(chunked prefill) so each step does more work per launch.";
-      }
-      if (job.is_inference()) {
-        return "The inference step is launch-bound: capture it with CUDA Graphs "
-               "(torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs), compile it "
-               "to fuse small ops, and batch more inputs per step so each kernel does more "
-               "work per launch.";
-      }
-      break;
-    case IdleCause::kOtherHostWork:
-      if (tf) {
-        return "Move Python out of the step: wrap it in tf.function (jit_compile=True where "
-               "ops allow) and keep logging and metric reads every N steps.";
-      }
-      if (jax) {
-        return "Move host work out of the step: jit it, avoid jax.device_get/.block_until_"
-               "ready/printing device values inside the loop, and log every N steps.";
-      }
-      if (where == HostCode::kCompiledModel) {
-        // Already compiled: what remains is Python between its graphs.
-        return "The model is already compiled, yet the host runs Python inside the compiled "
-               "region while the GPU waits: graph breaks and hooks (offloading, logging, "
-               "module walks) run eagerly between the compiled graphs. Find them with "
-               "TORCH_LOGS=graph_breaks or torch._dynamo.explain, move hooks out of the "
-               "forward, and capture the result with CUDA Graphs "
-               "(torch.compile(mode=\"reduce-overhead\")).";
-      }
-      if (where == HostCode::kEagerModel) {
-        // The idle falls inside the model's own ops and modules: eager
-        // dispatch is slower than the kernels it launches (a small model
-        // or batch), which graphs and compilation remove.
-        if (job.is_inference()) {
-          return "The host runs the model's Python and operator dispatch slower than the GPU "
-                 "runs its kernels (eager mode on a small model or batch): capture the forward "
-                 "with CUDA Graphs (torch.compile(mode=\"reduce-overhead\") or "
-                 "torch.cuda.graphs), compile it to fuse small ops, and batch more requests per "
-                 "step so each kernel does more work.";
-        }
-        return "The host runs the model's Python and operator dispatch slower than the GPU runs "
-               "its kernels (eager mode on a small model or batch): torch.compile the model "
-               "(fewer, fused kernels; mode=\"reduce-overhead\" adds CUDA Graphs) or raise the "
-               "batch size so each kernel does more work.";
-      }
-      if (job.is_inference() && job.llm) {
-        return "Host work between inference steps (pre/post-processing, sampling, "
-               "detokenization, request scheduling) stalls the GPU: overlap it with the next "
-               "step's launches, keep sampling and KV-cache bookkeeping on the GPU, and "
-               "post-process responses on another thread.";
-      }
-      if (job.is_inference()) {
-        return "Host work between inference steps (input preparation, output conversion and "
-               "post-processing) stalls the GPU: launch the next batch before post-processing "
-               "this one, keep the conversion on the GPU, and post-process on another thread.";
-      }
-      break;
-    case IdleCause::kHostSilent:
-      if (tf || jax) {
-        return fmt::format(
-            "The host was busy in code the profiler did not record (Python, I/O, GC): trace "
-            "the host with {} and Python tracing on, or py-spy, then move that work off "
-            "the step.",
-            tf ? "tf.profiler.experimental.start(logdir, "
-                 "options=tf.profiler.experimental.ProfilerOptions(python_tracer_level=1))"
-               : "jax.profiler.start_trace(logdir) (with create_perfetto_trace=True)");
-      }
-      break;
-    default:
-      break;
-  }
-  // The table's fixes name PyTorch's calls.
-  return tf || jax ? NeutralFix(owned.cause) : std::string(owned.fix);
 }
 
 // A stall inside graph launch calls is the graph's submission, not module
@@ -356,6 +160,39 @@ void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Findin
       "grows with the graph's node count: fuse kernels to shrink the graph, and launch the "
       "next replay before waiting on this one so its submission overlaps device work.",
       name, name.starts_with("hip") ? "hipGraphUpload" : "cudaGraphUpload");
+}
+
+// The allocator calls inside the judged steps, counted and timed per step,
+// by name: "hipFree x272 per step, 1.02 s per step".
+void AddAllocatorCalls(const Timeline& tl, const StepSet& steps, Finding& f) {
+  const SliceColumns& c = tl.slices();
+  std::map<std::string_view, std::pair<int64_t, TimeNs>> by_name;
+  int64_t calls = 0;
+  TimeNs total_ns = 0;
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!tl.HasFlag(s, kFlagAllocator) || StepIndexAt(steps, c.ts_ns[s]) < 0) continue;
+    auto& [n, ns] = by_name[tl.str(c.name[s])];
+    ++n;
+    ns += c.dur_ns[s];
+    ++calls;
+    total_ns += c.dur_ns[s];
+  }
+  if (calls == 0 || steps.steps.empty()) return;
+  const TimeNs count = static_cast<TimeNs>(steps.steps.size());
+  std::vector<std::pair<std::string_view, std::pair<int64_t, TimeNs>>> sorted(by_name.begin(),
+                                                                              by_name.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  std::string parts;
+  for (size_t i = 0; i < sorted.size() && i < 4; ++i) {
+    parts += fmt::format("{}{} x{:.0f} ({})", parts.empty() ? "" : ", ", sorted[i].first,
+                         static_cast<double>(sorted[i].second.first) / count,
+                         FormatDurationNs(sorted[i].second.second / count));
+  }
+  f.evidence.push_back({fmt::format("{:.0f} allocator calls per step taking {} per step: {}",
+                                    static_cast<double>(calls) / count,
+                                    FormatDurationNs(total_ns / count), parts),
+                        static_cast<double>(calls) / count, 0, "count"});
 }
 
 // Profiling overhead worth a line of its own in the evidence.
@@ -460,7 +297,7 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
       static_cast<double>(idle->total_ns[static_cast<int>(IdleCause::kProfilerOverhead)]),
       static_cast<double>(steps.TotalNs()) * scope.devices);
   size_t top_n = static_cast<size_t>(options.Get(kWorstGaps));
-  for (const OwnedCause& owned : kOwned) {
+  for (const OwnedCause& owned : rules_internal::OwnedIdleCauses()) {
     CauseSummary summary = rules_internal::SummarizeIdle(
         tl, *idle, scope, [&](const IdlePiece& p) { return p.cause == owned.cause; }, top_n);
     if (summary.total_ns == 0 || summary.share < options.Get(kMinCauseShare)) continue;
@@ -475,9 +312,13 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     // in enumerate(DataLoader)#...__next__, steps 1-5", "2.0 ms with no host
     // event" (a window).
     std::string worst;
+    // Marked steps are "step N", inferred iterations "iteration N"; a window
+    // has no number.
+    const std::string_view step_word =
+        steps.source == StepSource::kInferred ? "iteration" : "step";
     for (const rules_internal::GapGroup& g : summary.gap_groups) {
       std::vector<int64_t> numbers;
-      if (steps.from_markers) {
+      if (HasSteps(steps)) {
         for (int index : g.step_indices) numbers.push_back(steps.steps[index].number);
       }
       std::string place = g.host_op == kNoIndex
@@ -491,8 +332,8 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
       }
       std::string where;
       if (!numbers.empty()) {
-        where = g.count > 1 ? fmt::format(", {}", StepList(numbers))
-                            : fmt::format(" at step {}", numbers.front());
+        where = g.count > 1 ? fmt::format(", {}", StepList(numbers, step_word))
+                            : fmt::format(" at {} {}", step_word, numbers.front());
       }
       worst += fmt::format("{}{}{}{}", worst.empty() ? "" : "; ", size,
                            g.count > 1 ? place : where, g.count > 1 ? where : place);
@@ -516,9 +357,11 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
            profiler_share, kProfilerNoteMinShare, "share"});
     }
     if (unattributed_share > 0) {
+      const std::string inferred = InferredUnattributedText(*idle);
       f.evidence.push_back(
-          {fmt::format("{} could not be attributed: it comes {}", ShareText(unattributed_share),
-                       UnattributedIdleWhere(tl, *idle)),
+          {fmt::format("{} could not be attributed: it comes {}{}", ShareText(unattributed_share),
+                       UnattributedIdleWhere(tl, *idle),
+                       inferred.empty() ? "" : fmt::format(" ({}; not a saving)", inferred)),
            unattributed_share, 0, "share"});
     }
     HostCode where = HostCode::kUnknown;
@@ -536,8 +379,9 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
            shares.in_model, kInModelCodeMinShare, "share"});
     }
     f.location = rules_internal::LocateIdle(tl, steps, summary);
-    f.fix = FixFor(owned, ctx.job_profile(), where);
+    f.fix = IdleFixFor(owned, ctx.job_profile(), where);
     if (owned.cause == IdleCause::kLaunchStall) AddGraphLaunchStall(tl, *idle, f);
+    if (owned.cause == IdleCause::kAllocator) AddAllocatorCalls(tl, steps, f);
     // The optimizer's or a one-step stall's advice, when given, leads the
     // fix; the step-tail advice then adds only its evidence.
     bool fix_taken = false;
@@ -559,9 +403,11 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
   }
   if (outcome.findings.empty() && unattributed_share >= min_idle) {
     outcome.applicable = false;
+    const std::string inferred = InferredUnattributedText(*idle);
     outcome.not_judged_reason = fmt::format(
-        "{} idle {}, of which {} comes {}: the host cause cannot be told", accel,
-        ShareText(idle_share), ShareText(unattributed_share), UnattributedIdleWhere(tl, *idle));
+        "{} idle {}, of which {} comes {}: the host cause cannot be told{}", accel,
+        ShareText(idle_share), ShareText(unattributed_share), UnattributedIdleWhere(tl, *idle),
+        inferred.empty() ? "" : fmt::format(" ({}; no saving is claimed)", inferred));
   }
   return outcome;
 }

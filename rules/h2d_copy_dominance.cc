@@ -155,9 +155,9 @@ DeviceH2d MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da) {
   out.device = da.device;
   const IntervalSet exposed = da.htod.Subtract(da.kernels);
   for (const Step& step : steps.steps) {
-    out.htod_ns += da.htod.OverlapNs(step.start_ns, step.end_ns);
-    out.busy_ns += da.all.OverlapNs(step.start_ns, step.end_ns);
-    TimeNs exposed_ns = exposed.OverlapNs(step.start_ns, step.end_ns);
+    out.htod_ns += step.OverlapNs(da.htod);
+    out.busy_ns += step.OverlapNs(da.all);
+    TimeNs exposed_ns = step.OverlapNs(exposed);
     out.exposed_ns += exposed_ns;
     out.saving_steps_ns.push_back(exposed_ns);
   }

@@ -141,7 +141,7 @@ FindingLocation LocateIdle(const Timeline& tl, const StepSet& steps, const Cause
     first = first < 0 ? g.step_index : std::min(first, g.step_index);
     last = std::max(last, g.step_index);
   }
-  if (first >= 0 && steps.from_markers) {
+  if (first >= 0 && HasSteps(steps)) {
     loc.first_step = steps.steps[first].number;
     loc.last_step = steps.steps[last].number;
   }

@@ -132,6 +132,8 @@ DeviceGrids MeasureDevice(AnalysisContext& ctx, int device) {
           std::lower_bound(first + begin, first + end, steps.steps[step].start_ns) - first);
       for (; s < end && c.ts_ns[s] < steps.steps[step].end_ns; ++s) {
         if (c.kind[s] != EventKind::kKernel) continue;
+        // Kernels of one-time work cut out of the step are not judged.
+        if (!steps.steps[step].Covers(c.ts_ns[s])) continue;
         const TimeNs start_ns = c.ts_ns[s];
         const TimeNs end_ns = std::min(c.end_ns(s), steps.steps[step].end_ns);
         if (end_ns <= start_ns) continue;

@@ -176,8 +176,12 @@ inline bool IsNvidia(const DeviceInfo& info) {
 
 // Why per-step numbers are per window (no markers) or partial, for messages.
 inline std::string StepCaveat(const StepSet& steps) {
-  if (!steps.from_markers) {
+  if (steps.source == StepSource::kWindow) {
     return " No step markers in this trace: figures are for one window over the whole trace.";
+  }
+  if (steps.source == StepSource::kInferred) {
+    return " No step markers in this trace: figures are per iteration, the iterations inferred "
+           "from what repeats.";
   }
   return "";
 }

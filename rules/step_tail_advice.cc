@@ -12,7 +12,7 @@ namespace tracelint::rules_internal {
 StepTail StepTailOf(const StepSet& steps, const std::vector<DeviceActivity>& devices,
                     const IdleAttribution& idle, IdleCause cause) {
   StepTail out;
-  if (!steps.from_markers || steps.steps.empty()) return out;
+  if (!HasSteps(steps) || steps.steps.empty()) return out;
   // Per device, the end of the last activity inside each step (-1: none).
   std::map<int, std::vector<TimeNs>> last_end;
   for (const DeviceActivity& da : devices) {

@@ -20,6 +20,7 @@
 #include "analyzer/base/strings.h"
 #include "fmt/format.h"
 #include "rules/launch_context.h"
+#include "rules/tensor_cores_matrix_units.h"
 
 namespace tracelint {
 namespace {
@@ -147,7 +148,7 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   std::vector<Interval> tc, non_tc, unjudged, unjudged_no_op, unjudged_fp32, fp64;
   absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> classified;
   absl::flat_hash_map<StringId, std::string> dtype_by_input_type;
-  for (const Step& step : steps.steps) out.busy_ns += da.kernels.OverlapNs(step.start_ns, step.end_ns);
+  for (const Step& step : steps.steps) out.busy_ns += step.OverlapNs(da.kernels);
   for (TrackId t = 0; t < tl.tracks().size(); ++t) {
     const Track& track = tl.tracks()[t];
     if (track.kind != TrackKind::kDeviceStream || track.device != da.device) continue;
@@ -229,7 +230,7 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   auto in_steps = [&steps](std::vector<Interval> spans) {
     const IntervalSet set = IntervalSet::FromUnsorted(std::move(spans));
     TimeNs total_ns = 0;
-    for (const Step& step : steps.steps) total_ns += set.OverlapNs(step.start_ns, step.end_ns);
+    for (const Step& step : steps.steps) total_ns += step.OverlapNs(set);
     return total_ns;
   };
   out.tc_ns = in_steps(tc);
@@ -333,6 +334,7 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
   std::vector<std::string> reasons;
   std::vector<DeviceTc> measured;
   const StepSet& steps = ctx.steps();
+  std::vector<int> matrix_devices;  // AMD Matrix Cores, MTIA
   // Devices without properties described by their kernels' names (issue of
   // traces without deviceProperties): stable storage for their DeviceInfo.
   std::vector<DeviceInfo> inferred;
@@ -356,10 +358,17 @@ RuleOutcome TensorCoresIdleRule::Check(AnalysisContext& ctx, const RuleOptions& 
       }
     }
     if (!reason.empty()) {
+      if (rules_internal::HasMatrixUnitsToJudge(tl, da.device)) {
+        matrix_devices.push_back(da.device);
+      }
       reasons.push_back(std::move(reason));
       continue;
     }
     measured.push_back(MeasureDevice(ctx, da, info));
+  }
+  if (measured.empty() && !matrix_devices.empty()) {
+    return rules_internal::CheckMatrixUnits(ctx, options, matrix_devices,
+                                            {kMinNonTcShare, kAssumedSpeedup, kMinStepShare});
   }
   if (measured.empty()) {
     outcome.applicable = false;

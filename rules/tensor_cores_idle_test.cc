@@ -385,7 +385,7 @@ TEST(TensorCoresIdleTest, DeviceWithoutPropertiesOrPrefixIsNotJudged) {
   EXPECT_THAT(outcome.not_judged_reason, HasSubstr("no device properties"));
 }
 
-TEST(TensorCoresIdleTest, OtherVendorIsNotJudged) {
+TEST(TensorCoresIdleTest, AmdIsJudgedForMatrixUnitsNotTensorCores) {
   TimelineBuilder b;
   DeviceInfo mi300;
   mi300.id = 0;
@@ -405,8 +405,11 @@ TEST(TensorCoresIdleTest, OtherVendorIsNotJudged) {
   ASSERT_TRUE(tl.ok()) << tl.status();
   TensorCoresIdleRule rule;
   RuleOutcome outcome = RunOn(rule, *tl, Options(rule));
-  EXPECT_FALSE(outcome.applicable);
-  EXPECT_THAT(outcome.not_judged_reason, HasSubstr("not an NVIDIA GPU"));
+  // AMD Matrix Cores are judged for mixed precision instead of Tensor
+  // Cores (cause fp32_matrix_units); the Tensile name states float32 ("SB").
+  EXPECT_TRUE(outcome.applicable) << outcome.not_judged_reason;
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].cause, "fp32_matrix_units");
 }
 
 TEST(TensorCoresIdleTest, CpuOnlyTraceIsNotJudged) {

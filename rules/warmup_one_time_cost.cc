@@ -8,6 +8,7 @@
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace tracelint {
 namespace {
@@ -103,8 +104,9 @@ RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions
     f.title = fmt::format("One-time {}: {}", OneTimeKindLabel(cost.kind),
                           FormatDurationNs(cost.total_ns));
 
-    // The steps this work made non-steady.
-    std::vector<std::string> affected;
+    // The steps this work made non-steady, and those it was cut out of
+    // as time (docs/steady-state.md, "One-time work inside a step").
+    std::vector<std::string> left_out, cut_from;
     for (size_t i = 0; i < all.steps.size(); ++i) {
       const Step& s = all.steps[i];
       bool touches = std::any_of(cost.events.begin(), cost.events.end(), [&](const auto& e) {
@@ -113,8 +115,18 @@ RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions
       if (!touches) continue;
       if (f.location.first_step < 0) f.location.first_step = s.number;
       f.location.last_step = s.number;
-      affected.push_back(all.from_markers ? StepLabel(all.framework, s.number)
-                                          : std::string("the window"));
+      const bool steady = i < phase.phases.size() && phase.phases[i] == StepPhase::kSteady;
+      (steady ? cut_from : left_out).push_back(StepName(all, s.number));
+    }
+    std::vector<std::string> where;
+    if (!cut_from.empty()) {
+      where.push_back(fmt::format("cut out of {} as time, the rest of {} judged",
+                                  fmt::join(cut_from, ", "),
+                                  cut_from.size() == 1 ? "it" : "them"));
+    }
+    if (!left_out.empty()) {
+      where.push_back(fmt::format("{} left out of per-step statistics and savings",
+                                  fmt::join(left_out, ", ")));
     }
     f.message = fmt::format(
         "{} took {} in this trace ({} event{}; the longest: {}, {}). It is paid once, not every "
@@ -122,9 +134,8 @@ RuleOutcome WarmupOneTimeCostRule::Check(AnalysisContext& ctx, const RuleOptions
         OneTimeKindLabel(cost.kind), FormatDurationNs(cost.total_ns), cost.events.size(),
         cost.events.size() == 1 ? "" : "s", longest.name,
         FormatDurationNs(longest.end_ns - longest.start_ns),
-        affected.empty() ? std::string("it lies outside the analysed steps")
-                         : fmt::format("{} left out of per-step statistics and savings",
-                                       fmt::join(affected, ", ")));
+        where.empty() ? std::string("it lies outside the analysed steps")
+                      : fmt::format("{}", fmt::join(where, "; ")));
     f.evidence.push_back({fmt::format("one-time cost {}", FormatDurationNs(cost.total_ns)),
                           static_cast<double>(cost.total_ns), 0, "ns"});
     f.evidence.push_back({fmt::format("{} event{}", cost.events.size(),

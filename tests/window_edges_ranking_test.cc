@@ -128,23 +128,27 @@ TEST(WindowEdgesRankingTest, InheritedDeviceWorkIsCutFromTheFirstStep) {
 }
 
 // The same GEMM launched inside the first step is the job's: it stays in
-// the step (covering that step's fetch) and is reported as GEMM time
-// without Tensor Cores.
+// the step (covering that step's fetch), so step 1 runs 4 ms longer than the
+// others and is an outlier step (docs/steady-state.md, "Outlier steps"): it
+// leaves every per-step saving, and the judged steps 2-5 starve as in the
+// inherited case. Nothing is cut from the marker.
 TEST(WindowEdgesRankingTest, EarlyWorkLaunchedInTheFirstStepIsItsOwn) {
   Scenario s = EarlyWork(EarlyGemm::kInFirstStep);
   RankedTrace r = RankAll(s);
   EXPECT_EQ(r.ranking,
             "integrity trusted\n"
-            "gpu-idle-gaps data_loader measured 23%\n"
-            "tensor-cores-idle no_tensor_cores inferred 9%\n");
+            "gpu-idle-gaps data_loader measured 33%\n");
   EXPECT_EQ(Bound(r), "input");
-  const StepSet& steps = Steps(r);
-  ASSERT_EQ(steps.steps.size(), 5u);
-  EXPECT_EQ(steps.inherited_device_ns, 0);
-  EXPECT_EQ(steps.steps[0].start_ns, FirstMarkerNs(s));
-  EXPECT_EQ(steps.stop_tail_ns, 0);
-  EXPECT_EQ(steps.lead_in_ns, 0);
-  EXPECT_THAT(Notes(steps), Not(HasSubstr("after its marker")));
+  const StepSet& steady = r.context->steady_steps();
+  ASSERT_EQ(steady.steps.size(), 5u);
+  ASSERT_EQ(r.context->outlier_steps().indices, std::vector<size_t>{0});
+  EXPECT_EQ(Steps(r).steps.size(), 4u);
+  EXPECT_EQ(steady.inherited_device_ns, 0);
+  EXPECT_EQ(steady.steps[0].start_ns, FirstMarkerNs(s));
+  EXPECT_GT(steady.steps[0].duration_ns(), steady.steps[1].duration_ns() + 3 * kNsPerMs);
+  EXPECT_EQ(steady.stop_tail_ns, 0);
+  EXPECT_EQ(steady.lead_in_ns, 0);
+  EXPECT_THAT(Notes(steady), Not(HasSubstr("after its marker")));
 }
 
 // ---- The last step's profiler-stop tail
@@ -186,14 +190,17 @@ TEST(WindowEdgesRankingTest, ProfilerStopTailIsAnEdgeNotALoss) {
 }
 
 // Every step, the last included, idles 3 ms after its sync: that is how the
-// job runs, a per-step loss. The sync emptied the queue, so it owns the
-// quiet (3 of 9 ms); the fetch owns its 2 ms.
+// job runs, a per-step loss. The steps run forward only (an inference job),
+// so the sync at a step's end reads its result and drained nothing the host
+// could have queued: the idle after it belongs to what the host does then
+// (rules/docs/gpu-idle-gaps.md), here nothing recorded, so the silent host
+// owns the quiet (3 of 9 ms); the fetch owns its 2 ms.
 TEST(WindowEdgesRankingTest, QuietEndLikeTheOtherStepsIsALoss) {
   constexpr TimeNs kQuietNs = 3 * kNsPerMs;
   RankedTrace r = RankAll(QuietEnds(kQuietNs, kQuietNs));
   EXPECT_EQ(r.ranking,
             "integrity trusted\n"
-            "host-side-ops sync_call measured 33%\n"
+            "gpu-idle-gaps host_silent measured 33%\n"
             "gpu-idle-gaps data_loader measured 22%\n");
   EXPECT_EQ(Bound(r), "host");
   const StepSet& steps = Steps(r);

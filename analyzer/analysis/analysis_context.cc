@@ -19,8 +19,11 @@ namespace tracelint {
 struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
       collectives_once, integrity_once, all_steps_once, phase_once,
-      all_metrics_once, job_once, memory_once, outliers_once, roofline_once;
+      all_metrics_once, job_once, memory_once, outliers_once, steady_once,
+      steady_metrics_once, roofline_once;
   std::unique_ptr<StepSet> steps;
+  std::unique_ptr<StepSet> steady_steps;
+  std::unique_ptr<StepMetrics> steady_step_metrics;
   std::unique_ptr<StepSet> all_steps;
   std::unique_ptr<StepPhaseSet> phase;
   std::unique_ptr<StepMetrics> all_step_metrics;
@@ -53,20 +56,36 @@ const StepPhaseSet& AnalysisContext::step_phase() {
   return *cache_->phase;
 }
 
-const StepSet& AnalysisContext::steps() {
-  std::call_once(cache_->steps_once, [&] {
-    cache_->steps = std::make_unique<StepSet>(SteadySteps(all_steps(), step_phase()));
+const StepSet& AnalysisContext::steady_steps() {
+  std::call_once(cache_->steady_once, [&] {
+    cache_->steady_steps = std::make_unique<StepSet>(SteadySteps(all_steps(), step_phase()));
   });
-  return *cache_->steps;
+  return *cache_->steady_steps;
 }
 
 const OutlierSteps& AnalysisContext::outlier_steps() {
   std::call_once(cache_->outliers_once, [&] {
     std::vector<TimeNs> step_ns;
-    for (const Step& s : steps().steps) step_ns.push_back(s.duration_ns());
+    for (const Step& s : steady_steps().steps) step_ns.push_back(s.duration_ns());
     cache_->outliers = std::make_unique<OutlierSteps>(FindOutlierSteps(step_ns));
   });
   return *cache_->outliers;
+}
+
+const StepSet& AnalysisContext::steps() {
+  std::call_once(cache_->steps_once, [&] {
+    cache_->steps = std::make_unique<StepSet>(JudgedSteps(steady_steps(), outlier_steps()));
+  });
+  return *cache_->steps;
+}
+
+const StepMetrics& AnalysisContext::steady_step_metrics() {
+  if (outlier_steps().indices.empty()) return step_metrics();
+  std::call_once(cache_->steady_metrics_once, [&] {
+    cache_->steady_step_metrics =
+        std::make_unique<StepMetrics>(ComputeStepMetrics(*this, steady_steps()));
+  });
+  return *cache_->steady_step_metrics;
 }
 
 const std::vector<DeviceActivity>& AnalysisContext::device_activity() {
@@ -80,6 +99,16 @@ const std::vector<DeviceActivity>& AnalysisContext::device_activity() {
 const StepMetrics& AnalysisContext::step_metrics() {
   std::call_once(cache_->step_metrics_once, [&] {
     cache_->step_metrics = std::make_unique<StepMetrics>(ComputeStepMetrics(*this));
+    // No steady step: what ran is still described (top kernels and ops of
+    // every complete step); only per-step claims are withheld.
+    StepMetrics& m = *cache_->step_metrics;
+    if (m.steps.empty() && !all_steps().steps.empty()) {
+      const StepMetrics& all = all_step_metrics();
+      m.top_kernels = all.top_kernels;
+      m.top_ops = all.top_ops;
+      m.total_kernel_ns = all.total_kernel_ns;
+      m.top_lists_from_all_steps = !all.top_kernels.empty();
+    }
   });
   return *cache_->step_metrics;
 }

@@ -33,12 +33,19 @@ class AnalysisContext {
   AnalysisContext& operator=(const AnalysisContext&) = delete;
 
   const Timeline& timeline() const { return *tl_; }
-  // The steady steps (docs/steady-state.md): what every rule, saving and
-  // per-step statistic uses.
+  // The judged steps: the steady steps (docs/steady-state.md) less the
+  // outlier steps (outlier_steps.h). What every rule, saving and per-step
+  // statistic of the steady view uses.
   const StepSet& steps();
+  // Every steady step, outliers included (the per-step tables, diff's
+  // samples), with one-time work cut out of them.
+  const StepSet& steady_steps();
   // The steady steps that are outliers (outlier_steps.h, the one definition
-  // every report and saving uses): indices into steps().steps.
+  // every report and saving uses): indices into steady_steps().steps.
   const OutlierSteps& outlier_steps();
+  // The metrics of steady_steps(): step_metrics() itself when no step is an
+  // outlier.
+  const StepMetrics& steady_step_metrics();
   // Every complete step (the TensorBoard plugin's definition), steady or not.
   const StepSet& all_steps();
   // Steady, warm-up, capture or compile, per step of all_steps(), and the

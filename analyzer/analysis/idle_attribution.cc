@@ -11,6 +11,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/interval_set.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/model/accelerator.h"
 #include "fmt/format.h"
@@ -133,6 +134,7 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
                     SliceId* host_op, SliceId* cause_slice) {
   const SliceColumns& c = tl.slices();
   SliceId data_loader = kNoIndex, sync = kNoIndex, pageable = kNoIndex;
+  SliceId allocator = kNoIndex, submission = kNoIndex;
   bool in_launch_work = false;
   bool any_work = false;
   SliceId op = kNoIndex;
@@ -154,6 +156,8 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
         }
       }
       if (tl.HasFlag(s, kFlagLaunch)) in_launch_work = true;
+      if (tl.HasFlag(s, kFlagAllocator)) allocator = s;
+      if (tl.HasFlag(s, kFlagJobSubmission)) submission = s;
     }
     if (IsHostOp(k) && op == kNoIndex) op = s;
   }
@@ -166,6 +170,10 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   if (data_loader != kNoIndex) return decided(data_loader, IdleCause::kDataLoader);
   if (sync != kNoIndex) return decided(sync, IdleCause::kSyncCall);
   if (pageable != kNoIndex) return decided(pageable, IdleCause::kPageableCopy);
+  // Inside an allocator call: freeing synchronizes the device, and growing
+  // the pool maps memory, whatever op asked for it.
+  if (allocator != kNoIndex) return decided(allocator, IdleCause::kAllocator);
+  if (submission != kNoIndex) return decided(submission, IdleCause::kJobSubmission);
   // Inside a launch call that took far longer than a launch costs: the
   // runtime stalled (module loading, allocator, driver), whatever the host
   // did before it. Blocking calls were decided above.
@@ -299,6 +307,8 @@ std::string_view IdleCauseName(IdleCause cause) {
     case IdleCause::kHostSideOp: return "host_side_op";
     case IdleCause::kLaunchOverhead: return "launch_overhead";
     case IdleCause::kLaunchStall: return "launch_stall";
+    case IdleCause::kAllocator: return "allocator";
+    case IdleCause::kJobSubmission: return "job_submission";
     case IdleCause::kOtherHostWork: return "other_host_work";
     case IdleCause::kHostSilent: return "host_silent";
     case IdleCause::kDeviceWaitCollective: return "device_wait_collective";
@@ -315,13 +325,18 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx) {
 
 IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
                                        const IdleAttributionOptions& options) {
+  return ComputeIdleAttribution(ctx, options, ctx.steps());
+}
+
+IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributionOptions& options,
+                                       const StepSet& steps) {
   const Timeline& tl = ctx.timeline();
   const SliceColumns& c = tl.slices();
-  const StepSet& steps = ctx.steps();
   IdleAttribution out;
   out.per_step_ns.assign(steps.steps.size(), {});
   if (steps.steps.empty()) return out;
   HostIndex index(tl);
+  const bool inference = ctx.job_profile().is_inference();
   std::optional<OtherThreadOps> other_thread_ops;
   if (tl.metadata().format == "xspace") other_thread_ops.emplace(tl, index);
 
@@ -350,6 +365,8 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
     for (size_t si = 0; si < steps.steps.size(); ++si) {
       const Step& step = steps.steps[si];
       IntervalSet idle = activity.all.ComplementWithin(step.start_ns, step.end_ns);
+      // One-time work cut out of the step is no cause's (docs/steady-state.md).
+      if (!step.cut.empty()) idle = idle.Subtract(IntervalSet::FromUnsorted(step.cut));
       for (const Interval& gap : idle.intervals()) {
         int gap_id = gap_counter++;
         auto emit = [&](TimeNs a, TimeNs b, IdleCause cause, SliceId host, SliceId next,
@@ -399,6 +416,11 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
              h = c.parent[h]) {
           if (IsBlockingCall(tl, index, h)) drained_by = h;
         }
+        // The end of an inference step: the blocking read of its result
+        // (`.cpu()`, `.item()`) drained nothing the host could have queued,
+        // since the next request's work depends on what the host does now;
+        // the idle belongs to that.
+        if (inference && gap.end_ns >= step.end_ns) drained_by = kNoIndex;
         // Removing the sync lets the host run ahead by at most the GPU work
         // it waited for (from the call's start to the gap's start), so after
         // the call returns the sync owns at most that much of the gap; the
@@ -467,6 +489,7 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
   std::sort(out.pieces.begin(), out.pieces.end(), [](const IdlePiece& x, const IdlePiece& y) {
     return std::tie(x.device, x.start_ns) < std::tie(y.device, y.start_ns);
   });
+  idle_internal::ChargeInferredCauses(tl, out);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/model/timeline.h"
@@ -29,7 +30,10 @@ class AnalysisContext;
 //    data loader > inside a synchronizing call (incl. aten::item and a
 //    pageable D2H copy) > inside a pageable H2D copy call > the GPU ran dry
 //    while the host was blocked in a synchronizing call (after it returns,
-//    for at most as long as it had waited: the host's possible lead) > inside a launch call that itself took kLaunchStallNs or
+//    for at most as long as it had waited: the host's possible lead) >
+//    inside a device memory allocator call (cudaMalloc, cudaFree, hipFree,
+//    cuMemMap: allocator) > inside a job submission call (MTIA) > inside a
+//    launch call that itself took kLaunchStallNs or
 //    more (the runtime stalled: module loading, allocator, driver) > self
 //    time of an op that launches nothing > launch overhead
 //    (interval shorter than launch_gap_ns while inside a launch call or an
@@ -43,6 +47,12 @@ enum class IdleCause : uint8_t {
   kHostSideOp,            // host-side-ops
   kLaunchOverhead,        // gpu-idle-gaps
   kLaunchStall,           // gpu-idle-gaps: a slow launch call (runtime stall)
+  // gpu-idle-gaps: inside a device memory allocator call (cudaMalloc,
+  // cudaFree, hipFree, cuMemMap, ...): the allocator freeing and growing.
+  kAllocator,
+  // gpu-idle-gaps: inside a job submission call of an accelerator that
+  // submits jobs (MTIA): the host preparing and submitting the next job.
+  kJobSubmission,
   kOtherHostWork,         // gpu-idle-gaps
   kHostSilent,            // gpu-idle-gaps
   kDeviceWaitCollective,  // comm-clustered-allreduce
@@ -80,7 +90,28 @@ struct IdleAttribution {
   // Of total_ns[kUnattributed]: idle after the last device work of a window
   // with no step marker, where no thread is known to run the step.
   TimeNs unmarked_tail_ns = 0;
+  // The unattributed idle by the cause the host suggests (docs/design/contract.md,
+  // "Unlinked device work"): what the recorded host threads were doing
+  // meanwhile, on any thread (data loader, a synchronizing call, the
+  // allocator, a job submission, other recorded host work, or nothing
+  // recorded: host silent). Inferred, never a saving: evidence and the
+  // verdict's words only.
+  std::array<TimeNs, kIdleCauseCount> inferred_ns{};
 };
+
+// The cause most of the unattributed idle is inferred to have (never
+// kHostSilent: silence names nothing), with its share of the unattributed
+// idle; kUnattributed when no cause covers at least half of it.
+std::pair<IdleCause, double> InferredUnattributedCause(const IdleAttribution& idle);
+// "inferred: while the host runs framework and host code (other_host_work)
+// for 90% of it": the words evidence and the verdict use; empty when none.
+std::string InferredUnattributedText(const IdleAttribution& idle);
+
+namespace idle_internal {
+// idle_inferred.cc: fills IdleAttribution::inferred_ns from the host's
+// recorded work over the unattributed pieces.
+void ChargeInferredCauses(const Timeline& tl, IdleAttribution& out);
+}  // namespace idle_internal
 
 // Why device work has no launch in the file, in the words of the trace's
 // framework and vendor (a reason text, parenthesised by the caller).
@@ -110,6 +141,10 @@ struct IdleAttributionOptions {
 IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx,
                                        const IdleAttributionOptions& options);
 IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx);
+// Over the given steps instead of ctx.steps() (the outlier steps).
+struct StepSet;
+IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributionOptions& options,
+                                       const StepSet& steps);
 
 }  // namespace tracelint
 

@@ -40,7 +40,7 @@ void ExpectAccountingHolds(Analysed& a) {
   TimeNs expected_idle = 0;
   for (const DeviceActivity& d : a.ctx->device_activity()) {
     for (const Step& s : steps.steps) {
-      expected_idle += s.duration_ns() - d.all.OverlapNs(s.start_ns, s.end_ns);
+      expected_idle += s.duration_ns() - s.OverlapNs(d.all);
     }
   }
   EXPECT_EQ(idle.total_idle_ns, expected_idle);

@@ -1,5 +1,7 @@
 #include "analyzer/analysis/job_profile.h"
 
+#include <map>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +121,7 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
   // trace gets advice in no framework's API).
   const bool framework_unknown = fw.empty() && p.capture;
   int64_t api_calls = 0, python_frames = 0;
+  std::map<StringId, int64_t> jitted_by_name;
   // Names repeat (one per launch): each distinct name is matched once.
   std::vector<bool> name_seen(tl.strings().size(), false);
   std::string lower;
@@ -142,6 +145,11 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
       }
     }
     if (k == EventKind::kCpuOp) ++p.host_ops;
+    if (name.starts_with("PjitFunction(") &&
+        tl.tracks()[c.track[s]].kind == TrackKind::kHostThread) {
+      ++p.jitted_calls;
+      ++jitted_by_name[c.name[s]];
+    }
     if (k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) {
       if (tl.HasFlag(s, kFlagBackward) || IsBackwardName(name)) ++p.backward_ops;
       if (tl.HasFlag(s, kFlagOptimizer) || IsOptimizerName(name)) ++p.optimizer_ops;
@@ -154,6 +162,13 @@ JobProfile ComputeJobProfile(const Timeline& tl) {
       int i = static_cast<int>(kind);
       ++p.collective_count[i];
       p.collective_ns[i] = SaturatingAddNs(p.collective_ns[i], c.dur_ns[s]);
+    }
+  }
+  int64_t most_calls = 0;
+  for (const auto& [name, n] : jitted_by_name) {
+    if (n > most_calls || (n == most_calls && tl.str(name) < p.jitted_name)) {
+      most_calls = n;
+      p.jitted_name = std::string(tl.str(name));
     }
   }
   // TF and JAX traces name gradients in their op/HLO names.

@@ -50,6 +50,11 @@ struct JobProfile {
   // split-KV attention, prefill, vLLM/SGLang/FlashInfer, a decoder-only
   // model's modules): LLM advice is given only with this evidence.
   bool llm = false;
+  // JAX: jitted functions called from Python (PjitFunction(...) host
+  // events): the step is already compiled, and idle between calls is the
+  // per-call dispatch, not eager op-by-op execution.
+  int64_t jitted_calls = 0;
+  std::string jitted_name;  // the most called one ("PjitFunction(train_step)")
   // Collective device kernels by kind, over the whole trace.
   int64_t collective_count[kCollectiveKindCount] = {};
   TimeNs collective_ns[kCollectiveKindCount] = {};

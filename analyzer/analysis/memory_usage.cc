@@ -179,7 +179,7 @@ MemoryUsage ComputeMemoryUsage(const Timeline& tl, const StepSet& steps, const S
     for (const DeviceInfo& d : tl.metadata().devices) {
       if (d.id == device && d.total_memory_bytes > 0) m.total_memory_bytes = d.total_memory_bytes;
     }
-    for (const Step& s : steps.from_markers ? steps.steps : std::vector<Step>{}) {
+    for (const Step& s : HasSteps(steps) ? steps.steps : std::vector<Step>{}) {
       const TimeNs end = s.host_end_ns > s.start_ns ? s.host_end_ns : s.end_ns;
       if (m.peak_allocated_ts_ns >= s.start_ns && m.peak_allocated_ts_ns < end) {
         m.peak_step = s.number;

@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include "analyzer/analysis/stats.h"
+#include "analyzer/analysis/steps.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace tracelint {
 
@@ -38,6 +41,30 @@ OutlierSteps FindOutlierSteps(const std::vector<TimeNs>& step_ns) {
     std::sort(slow.begin(), slow.end());
   }
   out.indices = std::move(slow);
+  return out;
+}
+
+StepSet JudgedSteps(const StepSet& steady, const OutlierSteps& outliers) {
+  if (outliers.indices.empty()) return steady;
+  StepSet out = steady;
+  out.steps.clear();
+  std::vector<std::string> left_out;
+  for (size_t i = 0; i < steady.steps.size(); ++i) {
+    if (!outliers.Contains(i)) {
+      out.steps.push_back(steady.steps[i]);
+      continue;
+    }
+    const Step& s = steady.steps[i];
+    left_out.push_back(fmt::format("{}{} (+{})",
+                                   steady.source == StepSource::kInferred ? "iteration " : "#",
+                                   s.number, FormatDurationNs(s.duration_ns() - outliers.median_ns)));
+  }
+  out.notes.push_back(fmt::format(
+      "outlier step{} {} left out of every per-step saving and of the steady view's mean step "
+      "(slower than the median {} by more than {}); their extra time goes to the finding of "
+      "the cause that owns it",
+      left_out.size() == 1 ? "" : "s", fmt::join(left_out, ", "),
+      FormatDurationNs(outliers.median_ns), FormatDurationNs(outliers.limit_ns)));
   return out;
 }
 

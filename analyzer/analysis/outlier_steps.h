@@ -38,8 +38,14 @@ struct OutlierSteps {
   bool Contains(size_t index) const;
 };
 
-// `step_ns`: the rank's steady steps' wall times, in step order.
+// `step_ns`: the rank's steady steps' times, in step order.
 OutlierSteps FindOutlierSteps(const std::vector<TimeNs>& step_ns);
+
+// The steady steps less the outliers (docs/design/contract.md, "Outlier
+// steps"): what every saving and the steady view's denominator use. A note
+// names the steps left out.
+struct StepSet;
+StepSet JudgedSteps(const StepSet& steady, const OutlierSteps& outliers);
 
 }  // namespace tracelint
 

@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_peaks.h"
+#include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/perf_model.h"
 #include "analyzer/analysis/roofline_internal.h"
 #include "analyzer/analysis/step_metrics.h"
@@ -123,13 +124,23 @@ class Builder {
   void Sweep(std::vector<Item>& items, size_t step, bool small_grids_judged, double& busy_ns,
              double& compute_ns);
   Item MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns);
+  // On AMD Matrix Cores or MTIA's matrix engines, whose float32 matmuls
+  // tensor-cores-idle judges (fp32_matrix_units).
+  bool OnMatrixUnits(SliceId s) const {
+    if (AcceleratorName(tl_.metadata()) == "MTIA") return true;
+    const DeviceInfo* info = tl_.metadata().FindDevice(tl_.tracks()[c_.track[s]].device);
+    return info != nullptr && EqualsIgnoreCase(info->vendor, "AMD");
+  }
 
   using Streams = std::vector<std::pair<SliceId, SliceId>>;
   // Calls fn(step, slice, start, end) for every device activity of one step
-  // on the streams, clipped to the step.
+  // on the streams, clipped to the step and outside its one-time cuts
+  // (docs/steady-state.md): an activity a cut splits is called once per
+  // judged piece.
   template <typename Fn>
   void ForEachActivityInStep(const Streams& streams, size_t step, Fn&& fn) const {
     const Step& st = steps_.steps[step];
+    const IntervalSet judged = st.Judged();
     for (const auto& [begin, end] : streams) {
       // A track's slices are sorted by start.
       const TimeNs* first = c_.ts_ns.data();
@@ -138,7 +149,14 @@ class Builder {
       for (; s < end && c_.ts_ns[s] < st.end_ns; ++s) {
         if (!IsDeviceActivity(c_.kind[s])) continue;
         const TimeNs end_ns = std::min(c_.end_ns(s), st.end_ns);
-        if (end_ns > c_.ts_ns[s]) fn(step, s, c_.ts_ns[s], end_ns);
+        if (end_ns <= c_.ts_ns[s]) continue;
+        if (st.cut.empty()) {
+          fn(step, s, c_.ts_ns[s], end_ns);
+          continue;
+        }
+        for (const Interval& piece : judged.Clip(c_.ts_ns[s], end_ns).intervals()) {
+          fn(step, s, piece.start_ns, piece.end_ns);
+        }
       }
     }
   }
@@ -360,7 +378,10 @@ Item Builder::MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns) {
   if (tc_not_yes) it.fill = 1;
   it.small_grid = fill.has_value() && *fill < 1.0 && !tl_.HasFlag(s, kFlagCollective) &&
                   k.family != KernelFamily::kCollective && !tc_not_yes;
-  it.claimable = it.compute && !(matrix && k.tc == TensorCoreUse::kNo);
+  // float32 matmuls on AMD Matrix Cores or MTIA are tensor-cores-idle's
+  // (cause fp32_matrix_units): claimed there, not twice.
+  const bool fp32_on_matrix_units = matrix && k.dtype == ComputeDtype::kFp32 && OnMatrixUnits(s);
+  it.claimable = it.compute && !(matrix && k.tc == TensorCoreUse::kNo) && !fp32_on_matrix_units;
   if (it.compute) {
     it.group = GroupFor(s, host, k, &it.modelled);
     if (it.group < 0) out_.unlinked_compute_ns += static_cast<double>(end_ns - start_ns);

@@ -52,6 +52,9 @@ struct RankSummary {
   std::array<TimeNs, kStepCategoryCount> breakdown_ns{};
   std::array<TimeNs, kIdleCauseCount> idle_ns{};  // per cause, over the analysed steps
   std::string unattributed_where;  // UnattributedIdleWhere, when there is such idle
+  // The unattributed idle by the cause the recorded host suggests
+  // (IdleAttribution::inferred_ns): named in the verdict, never a saving.
+  std::array<TimeNs, kIdleCauseCount> inferred_idle_ns{};
   TraceIntegrity integrity;
   std::vector<StepTime> steady_steps;  // in step order
   OutlierSteps outliers;               // indices into steady_steps

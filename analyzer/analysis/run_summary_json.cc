@@ -20,6 +20,7 @@ void WriteIntegrity(JsonWriter& w, const TraceIntegrity& t) {
   w.Key("verdict").String(IntegrityVerdictName(t.verdict));
   w.Key("max_confidence").Int(t.max_confidence);
   w.Key("max_claim_share").Double(t.max_claim_share);
+  w.Key("confidence_levels_down").Int(t.confidence_levels_down);
   w.Key("fragment_reason").String(t.fragment_reason);
   w.Key("summary").String(t.summary);
   w.Key("checks").BeginArray();
@@ -137,6 +138,7 @@ TraceIntegrity ReadIntegrity(Reader& r, object o) {
   }
   t.max_confidence = static_cast<int>(r.Int(o, "max_confidence"));
   t.max_claim_share = r.Double(o, "max_claim_share");
+  t.confidence_levels_down = static_cast<int>(r.Int(o, "confidence_levels_down"));
   t.fragment_reason = r.String(o, "fragment_reason");
   t.summary = r.String(o, "summary");
   if (!r.ok()) return t;
@@ -189,6 +191,12 @@ void WriteRankSummary(JsonWriter& w, const RankSummary& r) {
   }
   w.EndObject();
   w.Key("unattributed_where").String(r.unattributed_where);
+  // The verdict names the inferred cause of unattributed idle.
+  w.Key("inferred_idle_ns").BeginObject();
+  for (int c = 0; c < kIdleCauseCount; ++c) {
+    w.Key(IdleCauseName(static_cast<IdleCause>(c))).Int(r.inferred_idle_ns[c]);
+  }
+  w.EndObject();
   w.Key("dominant_family").String(r.dominant_family);
   w.Key("xla_async_copy_ns").Int(r.xla_async_copy_ns);
   w.Key("integrity");
@@ -250,6 +258,10 @@ absl::StatusOr<RankSummary> RankSummaryFromJson(std::string_view json) {
       s.idle_ns[c] = r.Int(idle, IdleCauseName(static_cast<IdleCause>(c)));
     }
     s.unattributed_where = r.String(o, "unattributed_where");
+    object inferred = r.Object(o, "inferred_idle_ns");
+    for (int c = 0; r.ok() && c < kIdleCauseCount; ++c) {
+      s.inferred_idle_ns[c] = r.Int(inferred, IdleCauseName(static_cast<IdleCause>(c)));
+    }
     s.dominant_family = r.String(o, "dominant_family");
     s.xla_async_copy_ns = r.Int(o, "xla_async_copy_ns");
     object integrity = r.Object(o, "integrity");

@@ -240,9 +240,11 @@ void Finish(DeviceMetrics& m) {
 // Priority attribution: each instant of [start, end) goes to the first
 // category whose set covers it.
 std::array<TimeNs, kStepCategoryCount> Breakdown(const DeviceSets& d, const HostSets& h,
-                                                 TimeNs start_ns, TimeNs end_ns) {
+                                                 const Step& step) {
+  const TimeNs start_ns = step.start_ns, end_ns = step.end_ns;
   std::array<TimeNs, kStepCategoryCount> out{};
-  IntervalSet remaining = IntervalSet::FromUnsorted({{start_ns, end_ns}});
+  // One-time work cut out of the step belongs to no category.
+  IntervalSet remaining = step.Judged();
   const IntervalSet none;
   const IntervalSet* order[kStepCategoryCount - 1] = {
       &d.kernel,
@@ -291,7 +293,7 @@ void ComputeTopLists(const Timeline& tl, const StepSet& steps,
     // A kernel belongs to the step it starts in (steps are disjoint).
     auto step = std::upper_bound(steps.steps.begin(), steps.steps.end(), k.start_ns,
                                  [](TimeNs t, const Step& s) { return t < s.end_ns; });
-    if (step == steps.steps.end() || k.start_ns < step->start_ns) continue;
+    if (step == steps.steps.end() || !step->Covers(k.start_ns)) continue;
     TimeNs dur_ns = k.end_ns - k.start_ns;
     // The name-ordered maps are looked up once per distinct name; after
     // that an id lookup finds the (stable) map node.
@@ -401,11 +403,14 @@ StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps) {
       m.device = d.device;
       m.step_ns = s.duration_ns();
       if (d.activity != nullptr) {
-        m.kernel_busy_ns = d.activity->kernels.OverlapNs(s.start_ns, s.end_ns);
-        m.busy_ns = d.activity->all.OverlapNs(s.start_ns, s.end_ns);
+        m.kernel_busy_ns = s.OverlapNs(d.activity->kernels);
+        m.busy_ns = s.OverlapNs(d.activity->all);
       }
-      m.breakdown_ns = Breakdown(d, host, s.start_ns, s.end_ns);
+      m.breakdown_ns = Breakdown(d, host, s);
       m.sm_efficiency_ns = SmIntegral(d.sm_segments, s.start_ns, s.end_ns);
+      for (const Interval& cut : s.cut) {
+        m.sm_efficiency_ns -= SmIntegral(d.sm_segments, cut.start_ns, cut.end_ns);
+      }
       row.devices.push_back(m);
     }
     out.steps.push_back(std::move(row));
@@ -419,6 +424,10 @@ StepMetrics ComputeStepMetrics(AnalysisContext& ctx, const StepSet& steps) {
                                   [](TimeNs t, const Step& s) { return t < s.end_ns; });
     for (auto st = first; st != steps.steps.end() && st->start_ns < k.end_ns; ++st) {
       TimeNs clipped_ns = std::min(k.end_ns, st->end_ns) - std::max(k.start_ns, st->start_ns);
+      for (const Interval& cut : st->cut) {
+        clipped_ns -= std::max<TimeNs>(
+            0, std::min(k.end_ns, cut.end_ns) - std::max(k.start_ns, cut.start_ns));
+      }
       if (clipped_ns <= 0) continue;
       DeviceMetrics& m = out.steps[st - steps.steps.begin()].devices[it->second];
       m.kernel_ns = SaturatingAddNs(m.kernel_ns, clipped_ns);

@@ -129,6 +129,9 @@ struct StepMetrics {
   std::vector<KernelStat> top_kernels;
   std::vector<OpStat> top_ops;
   TimeNs total_kernel_ns = 0;           // denominator of the shares above
+  // No step is steady: the top lists describe every complete step instead
+  // (a descriptive table stays when no per-step claim can be made).
+  bool top_lists_from_all_steps = false;
 };
 
 // The share of its device's SMs a kernel's grid asks for: blocks / SMs from

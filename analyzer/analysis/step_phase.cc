@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/interval_set.h"
 #include "analyzer/base/strings.h"
+#include "analyzer/model/classify.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -34,6 +37,10 @@ constexpr int64_t kMinSteadyRestActivities = 10;
 // iteration fetches a batch and steps the optimizer): a first iteration of
 // seconds of start-up then five of 150 ms is a start-up and a steady run.
 constexpr int64_t kMinSteadyRestIterations = 2;
+// A step is steady when at least this share of it is left once its
+// one-time work is cut out (docs/steady-state.md): num/den = 1/2.
+constexpr TimeNs kMinSteadyRemainderNum = 1;
+constexpr TimeNs kMinSteadyRemainderDen = 2;
 // "Device idle" under a call: less than this share of the call is busy.
 constexpr double kMaxBusyShareUnderStall = 0.5;
 
@@ -64,9 +71,12 @@ bool IsKernelLaunchName(std::string_view name) {
 
 // Runtime calls that wait for, or feed, the device: their length says
 // nothing about start-up.
+// Accelerators that submit jobs (MTIA) wait in their submission calls for
+// the device's queue: a per-step cost (`job_submission`), not start-up.
 bool IsDeviceBoundCall(std::string_view name) {
   return Contains(name, "Synchronize") || Contains(name, "Memcpy") || Contains(name, "Memset") ||
-         Contains(name, "Capture") || Contains(name, "Graph") || Contains(name, "Launch");
+         Contains(name, "Capture") || Contains(name, "Graph") || Contains(name, "Launch") ||
+         IsJobSubmissionName(name);
 }
 
 bool DeviceIdleUnder(const IntervalSet& busy, TimeNs start_ns, TimeNs end_ns) {
@@ -204,7 +214,44 @@ std::vector<OneTimeEvent> FindEvents(const Timeline& tl) {
   std::sort(autotuned_ops.begin(), autotuned_ops.end());
   autotuned_ops.erase(std::unique(autotuned_ops.begin(), autotuned_ops.end()), autotuned_ops.end());
   for (SliceId op : autotuned_ops) add(OneTimeKind::kAutotuning, op, c.ts_ns[op], c.end_ns(op));
+  step_phase_internal::FindFirstCallEvents(tl, device_busy, events);
   return events;
+}
+
+// A stall found by its length alone (a slow launch or runtime call) that
+// recurs in most steps is a per-step cost (an allocator freeing and growing
+// every iteration, a library's per-call workspace), not one-time work:
+// docs/steady-state.md. Its idle keeps its per-step cause.
+constexpr size_t kMinStepsForRecurrence = 3;
+void DropRecurringStalls(const Timeline& tl, const StepSet& all_steps,
+                         std::vector<OneTimeEvent>& events, std::vector<std::string>& notes) {
+  const size_t n = all_steps.steps.size();
+  if (n < kMinStepsForRecurrence) return;
+  const SliceColumns& c = tl.slices();
+  auto by_length = [&](const OneTimeEvent& e) {
+    return (e.kind == OneTimeKind::kModuleLoading || e.kind == OneTimeKind::kContextCreation) &&
+           e.slice != kNoIndex &&
+           (c.kind[e.slice] == EventKind::kRuntime || c.kind[e.slice] == EventKind::kDriver);
+  };
+  std::map<std::string, std::set<int>> steps_of;
+  for (const OneTimeEvent& e : events) {
+    if (!by_length(e)) continue;
+    const int step = StepIndexAt(all_steps, e.start_ns);
+    if (step >= 0) steps_of[e.name].insert(step);
+  }
+  std::set<std::string> recurring;
+  for (const auto& [name, steps] : steps_of) {
+    if (2 * steps.size() > n) {
+      recurring.insert(name);
+      notes.push_back(fmt::format(
+          "{} stalls in {} of {} steps: a per-step cost (its idle keeps its per-step cause), "
+          "not one-time work",
+          name, steps.size(), n));
+    }
+  }
+  if (recurring.empty()) return;
+  std::erase_if(events,
+                [&](const OneTimeEvent& e) { return by_length(e) && recurring.contains(e.name); });
 }
 
 // Training iterations that start at or after `from_ns`, counted by the
@@ -228,7 +275,8 @@ int64_t IterationsFrom(const Timeline& tl, TimeNs from_ns) {
 // what follows the last one-time work, as a user would profile it with a
 // schedule, when that is most of the window and the device works in it.
 void CutWindowStartUp(const Timeline& tl, const StepSet& all_steps, StepPhaseSet& out) {
-  if (all_steps.from_markers || all_steps.steps.size() != 1 || out.costs.empty() ||
+  if (all_steps.source != StepSource::kWindow || all_steps.steps.size() != 1 ||
+      out.costs.empty() ||
       out.phases[0] == StepPhase::kSteady) {
     return;
   }
@@ -254,7 +302,30 @@ void CutWindowStartUp(const Timeline& tl, const StepSet& all_steps, StepPhaseSet
   if (device_after < kMinSteadyRestActivities) return;
   out.window_steady_start_ns = one_time_end_ns;
   out.phases[0] = StepPhase::kSteady;
+  out.cuts[0].clear();
   out.steady_count = 1;
+}
+
+// Inferred iterations (no step markers): the leading ones that take more
+// than kSlowFirstIterationFactor times the median iteration are warm-up
+// (first calls: lazy initialisation, allocator growth, autotuning), even
+// where the trace names no one-time event in them.
+constexpr TimeNs kSlowFirstIterationFactor = 2;
+void MarkSlowFirstIterations(const StepSet& all_steps, StepPhaseSet& out) {
+  if (all_steps.source != StepSource::kInferred || all_steps.steps.size() < 3) return;
+  std::vector<TimeNs> ns;
+  for (const Step& s : all_steps.steps) ns.push_back(s.wall_ns());
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  const TimeNs median_ns = ns[ns.size() / 2];
+  // At most half of them: slow is then the run's normal.
+  for (size_t i = 0; i < all_steps.steps.size() / 2; ++i) {
+    if (all_steps.steps[i].wall_ns() / kSlowFirstIterationFactor <= median_ns) break;
+    if (out.phases[i] == StepPhase::kSteady) {
+      out.phases[i] = StepPhase::kWarmup;
+      out.cuts[i].clear();
+      --out.steady_count;
+    }
+  }
 }
 
 }  // namespace
@@ -302,6 +373,7 @@ StepPhase PhaseOf(OneTimeKind k) {
 StepPhaseSet ComputeStepPhase(const Timeline& tl, const StepSet& all_steps) {
   StepPhaseSet out;
   std::vector<OneTimeEvent> events = FindEvents(tl);
+  DropRecurringStalls(tl, all_steps, events, out.recurring_notes);
 
   // Per kind, the time not already charged to a kind before it.
   IntervalSet charged;
@@ -331,19 +403,31 @@ StepPhaseSet ComputeStepPhase(const Timeline& tl, const StepSet& all_steps) {
     if (cost.total_ns > 0) out.costs.push_back(std::move(cost));
   }
 
-  // A step showing any one-time work is not steady; capture and compile
-  // name the step when present (they bring warm-up work with them).
+  // One-time work is cut out of every step as time (docs/steady-state.md,
+  // "One-time work inside a step"): a step is steady when at least half of
+  // it is left; otherwise capture and compile name the step when present
+  // (they bring warm-up work with them).
   for (const Step& step : all_steps.steps) {
+    IntervalSet in_step = charged.Clip(step.start_ns, step.end_ns);
+    const TimeNs cut_ns = in_step.TotalNs();
     StepPhase phase = StepPhase::kSteady;
-    for (int k = 0; k < kOneTimeKindCount && phase == StepPhase::kSteady; ++k) {
-      if (own[k].OverlapNs(step.start_ns, step.end_ns) > 0) {
-        phase = PhaseOf(static_cast<OneTimeKind>(k));
+    std::vector<Interval> cut;
+    if (cut_ns > 0 && (step.wall_ns() - cut_ns) * kMinSteadyRemainderDen <
+                          step.wall_ns() * kMinSteadyRemainderNum) {
+      for (int k = 0; k < kOneTimeKindCount && phase == StepPhase::kSteady; ++k) {
+        if (own[k].OverlapNs(step.start_ns, step.end_ns) > 0) {
+          phase = PhaseOf(static_cast<OneTimeKind>(k));
+        }
       }
+    } else {
+      cut = in_step.intervals();
     }
     out.phases.push_back(phase);
+    out.cuts.push_back(std::move(cut));
     if (phase == StepPhase::kSteady) ++out.steady_count;
   }
   CutWindowStartUp(tl, all_steps, out);
+  MarkSlowFirstIterations(all_steps, out);
   return out;
 }
 
@@ -359,26 +443,42 @@ StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase) {
   StepSet out = all_steps;
   out.steps.clear();
   std::vector<std::string> left_out;
+  int cut_steps = 0;
+  TimeNs cut_total_ns = 0;
   for (size_t i = 0; i < all_steps.steps.size(); ++i) {
     if (phase.phases[i] == StepPhase::kSteady) {
       out.steps.push_back(all_steps.steps[i]);
+      Step& step = out.steps.back();
+      if (i < phase.cuts.size() && !phase.cuts[i].empty()) {
+        step.cut = phase.cuts[i];
+        ++cut_steps;
+        cut_total_ns += step.cut_ns();
+      }
       if (phase.window_steady_start_ns >= 0) {
-        Step& window = out.steps.back();
         out.notes.push_back(fmt::format(
             "start-up cut from the window: its one-time work ({}) runs until +{}, so it is "
             "judged from there on",
             OneTimeSummary(phase),
-            FormatDurationNs(phase.window_steady_start_ns - window.start_ns)));
-        window.start_ns = phase.window_steady_start_ns;
+            FormatDurationNs(phase.window_steady_start_ns - step.start_ns)));
+        step.start_ns = phase.window_steady_start_ns;
       }
       continue;
     }
-    left_out.push_back(all_steps.from_markers
-                           ? fmt::format("{} ({})",
-                                         StepLabel(all_steps.framework, all_steps.steps[i].number),
-                                         StepPhaseName(phase.phases[i]))
-                           : fmt::format("the window ({})", StepPhaseName(phase.phases[i])));
+    // StepName: the framework's words for a marked step, "iteration N" for
+    // an inferred one, "the window" for the single window.
+    left_out.push_back(fmt::format("{} ({})", StepName(all_steps, all_steps.steps[i].number),
+                                   StepPhaseName(phase.phases[i])));
   }
+  if (cut_steps > 0) {
+    out.notes.push_back(fmt::format(
+        "one-time work cut out of {} steady {} as time ({} in all): {} judged on the rest, "
+        "and the one-time costs are reported once",
+        cut_steps,
+        all_steps.source == StepSource::kWindow ? "window"
+                                                : (cut_steps == 1 ? "step" : "steps"),
+        FormatDurationNs(cut_total_ns), cut_steps == 1 ? "it is" : "they are"));
+  }
+  for (const std::string& note : phase.recurring_notes) out.notes.push_back(note);
   if (!left_out.empty()) {
     out.notes.push_back(fmt::format(
         "not steady, left out of per-step statistics and savings: {}", fmt::join(left_out, ", ")));

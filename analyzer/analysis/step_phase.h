@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/analysis/interval_set.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/base/time.h"
 #include "analyzer/model/timeline.h"
@@ -54,6 +55,14 @@ struct OneTimeCost {
 struct StepPhaseSet {
   // Indexed like the StepSet it was computed from (all complete steps).
   std::vector<StepPhase> phases;
+  // Per step, the one-time work cut out of it as time (sorted, disjoint,
+  // inside the step): a steady step is judged on the rest. Empty for a
+  // step without one-time work and for a step that is not steady.
+  std::vector<std::vector<Interval>> cuts;
+  // One-time-looking stalls that recur in most steps: per-step costs
+  // (docs/steady-state.md), kept out of the one-time costs. Notes for the
+  // report ("hipFree stalls in 5 of 6 steps ...").
+  std::vector<std::string> recurring_notes;
   std::vector<OneTimeCost> costs;  // kinds with time, in OneTimeKind order
   int steady_count = 0;
   // A window without step markers whose one-time work all comes early is
@@ -64,7 +73,16 @@ struct StepPhaseSet {
   bool NoSteadyStep() const { return !phases.empty() && steady_count == 0; }
   // The steady view is the same as the all-steps view.
   bool AllSteady() const {
-    return static_cast<size_t>(steady_count) == phases.size() && window_steady_start_ns < 0;
+    return static_cast<size_t>(steady_count) == phases.size() && window_steady_start_ns < 0 &&
+           CutNs() == 0;
+  }
+  // Time cut out of steady steps.
+  TimeNs CutNs() const {
+    TimeNs t = 0;
+    for (const std::vector<Interval>& step : cuts) {
+      for (const Interval& i : step) t += i.length_ns();
+    }
+    return t;
   }
   TimeNs TotalOneTimeNs() const {
     TimeNs t = 0;
@@ -81,6 +99,14 @@ std::string OneTimeSummary(const StepPhaseSet& phase);
 // The steps of `all_steps` whose phase is steady, with a note naming the
 // ones left out.
 StepSet SteadySteps(const StepSet& all_steps, const StepPhaseSet& phase);
+
+namespace step_phase_internal {
+// first_call_costs.cc: one-time work shown by first calls (TorchScript's
+// executor and fuser, TensorFlow's cuDNN autotuning, the first pageable
+// copy), appended to `events`.
+void FindFirstCallEvents(const Timeline& tl, const IntervalSet& device_busy,
+                         std::vector<OneTimeEvent>& events);
+}  // namespace step_phase_internal
 
 }  // namespace tracelint
 

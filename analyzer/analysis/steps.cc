@@ -4,8 +4,10 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "analyzer/analysis/interval_set.h"
+#include "analyzer/analysis/iterations.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -16,8 +18,6 @@ namespace {
 // step's was cut off by the end of the profiling window (TensorBoard
 // plugin's rule).
 constexpr double kCompleteStepMinShare = 0.8;
-// Device work queued back to back leaves gaps of a few microseconds.
-constexpr TimeNs kInheritedGapNs = 10'000;
 // The last step's silent tail is the profiler stopping when it is this many
 // times the step's work, and the step is longer than this many times the
 // median of the others (when there are others): a host that is merely slow
@@ -43,6 +43,17 @@ int64_t StepNumberOf(std::string_view name) {
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (ec != std::errc()) return -1;
   return n;
+}
+
+// "ProfilerStep#3", "iteration 3": how notes name a step.
+std::string Label(const StepSet& out, int64_t number) {
+  return out.source == StepSource::kInferred ? fmt::format("iteration {}", number)
+                                             : fmt::format("ProfilerStep#{}", number);
+}
+std::string Labels(const StepSet& out, const std::vector<int64_t>& numbers) {
+  std::vector<std::string> parts;
+  for (int64_t n : numbers) parts.push_back(Label(out, n));
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 bool IsHostTrack(const Timeline& tl, TrackId t) {
@@ -213,25 +224,22 @@ StepSet SingleWindow(const Timeline& tl) {
 }
 
 
-// End of the device work launched before the trace began that runs at the
-// start of the first step: activities without a launch in the file, running
-// at the marker's start or queued back to back after one that was, before
-// the first launched activity (a stream runs in queue order). Only when most
+// End of the device work launched before the trace began: activities
+// without a launch in the file that start before the first step's own first
+// activity, wherever they run (docs/steady-state.md, "Inherited device
+// work"; the TensorBoard plugin's step rule). Capped at that first own
+// activity: a step never starts after its own work began. Only when most
 // activities are linked: a trace without flows links none.
-TimeNs InheritedWorkEnd(size_t launched_count, std::vector<Interval> unlaunched,
+TimeNs InheritedWorkEnd(size_t launched_count, const std::vector<Interval>& unlaunched,
                         TimeNs first_launched_ns, TimeNs first_marker_ns) {
   TimeNs end_ns = std::numeric_limits<TimeNs>::min();
-  if (launched_count == 0 || unlaunched.size() > launched_count) return end_ns;
-  std::sort(unlaunched.begin(), unlaunched.end(),
-            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-  TimeNs chain_end_ns = first_marker_ns;
+  if (launched_count == 0 || unlaunched.size() > launched_count ||
+      first_launched_ns == std::numeric_limits<TimeNs>::max()) {
+    return end_ns;
+  }
   for (const Interval& u : unlaunched) {
-    if (u.start_ns >= first_launched_ns) break;
-    if (u.start_ns > chain_end_ns + kInheritedGapNs) break;
-    if (u.end_ns <= chain_end_ns) continue;
-    if (u.start_ns > first_marker_ns && end_ns == std::numeric_limits<TimeNs>::min()) break;
-    chain_end_ns = u.end_ns;
-    end_ns = chain_end_ns;
+    if (u.start_ns >= first_launched_ns || u.end_ns <= first_marker_ns) continue;
+    end_ns = std::max(end_ns, std::min(u.end_ns, first_launched_ns));
   }
   return end_ns;
 }
@@ -268,9 +276,10 @@ void CutStopTail(const Timeline& tl, TimeNs launched_end_ns, StepSet& out) {
   }
   out.stop_tail_ns = tail_ns;
   out.notes.push_back(fmt::format(
-      "the last step (ProfilerStep#{}) ends where its work ends: its marker runs on {} with "
+      "the last step ({}) ends where its work ends: its {} runs on {} with "
       "the host and device silent (the profiler stopping), an edge of the window, not a loss",
-      last.number, FormatDurationNs(tail_ns)));
+      Label(out, last.number), out.source == StepSource::kInferred ? "range" : "marker",
+      FormatDurationNs(tail_ns)));
   last.end_ns = work_end_ns;
   last.host_end_ns = std::min(last.host_end_ns, work_end_ns);
 }
@@ -311,9 +320,9 @@ void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
   if (!unread.empty()) {
     out.dropped_incomplete += static_cast<int>(unread.size());
     out.notes.push_back(fmt::format(
-        "the trace is cut short: dropped {} step(s) (ProfilerStep#{}) whose device work the "
+        "the trace is cut short: dropped {} step(s) ({}) whose device work the "
         "reading did not provably get all of: {}",
-        unread.size(), fmt::join(unread, ", #"), coverage.Describe()));
+        unread.size(), Labels(out, unread), coverage.Describe()));
   }
   // Events are not always written in time order (rewritten traces; a
   // buffer of late kernels flushed among the host ops; flow events that link
@@ -334,13 +343,51 @@ void DropStepsPastTheCut(const Timeline& tl, StepSet& out) {
   if (short_steps.empty()) return;
   out.dropped_incomplete += static_cast<int>(short_steps.size());
   out.notes.push_back(fmt::format(
-      "the trace is cut short: dropped step(s) ProfilerStep#{} with fewer than {:.0f}% of the "
+      "the trace is cut short: dropped step(s) {} with fewer than {:.0f}% of the "
       "busiest step's device activities, or of its linked ones (their work or its links may "
       "be missing)",
-      fmt::join(short_steps, ", #"), kCompleteStepMinShare * 100));
+      Labels(out, short_steps), kCompleteStepMinShare * 100));
 }
 
 }  // namespace
+
+std::string_view StepSourceName(StepSource source) {
+  switch (source) {
+    case StepSource::kMarker: return "marker";
+    case StepSource::kWindow: return "window";
+    case StepSource::kInferred: return "inferred";
+  }
+  return "window";
+}
+
+std::string StepName(const StepSet& steps, int64_t number) {
+  switch (steps.source) {
+    case StepSource::kMarker: return StepLabel(steps.framework, number);
+    case StepSource::kInferred: return fmt::format("iteration {}", number);
+    case StepSource::kWindow: break;
+  }
+  return "the window";
+}
+
+TimeNs Step::OverlapNs(const IntervalSet& set) const {
+  TimeNs total = set.OverlapNs(start_ns, end_ns);
+  for (const Interval& i : cut) total -= set.OverlapNs(i.start_ns, i.end_ns);
+  return total;
+}
+
+IntervalSet Step::Judged() const {
+  IntervalSet whole = IntervalSet::FromUnsorted({{start_ns, end_ns}});
+  if (cut.empty()) return whole;
+  return whole.Subtract(IntervalSet::FromUnsorted(cut));
+}
+
+bool Step::Covers(TimeNs ts_ns) const {
+  if (ts_ns < start_ns || ts_ns >= end_ns) return false;
+  for (const Interval& i : cut) {
+    if (ts_ns >= i.start_ns && ts_ns < i.end_ns) return false;
+  }
+  return true;
+}
 
 namespace {
 
@@ -369,6 +416,45 @@ void NoteOverrunMarkers(const SliceColumns& c, StepSet& out) {
       "them ends (the TensorBoard plugin's step; longest: {} past ProfilerStep#{}); the next "
       "step starts there, so step times differ from the markers' durations",
       overran, out.steps.size(), FormatDurationNs(longest_ns), longest_step));
+}
+
+
+// Host ranges standing for step markers, one per inferred iteration: an
+// iteration runs from one anchor to the next (from the end of one
+// optimizer step to the end of the next; from one forward's start to the
+// next's). The first takes the window's lead-in, the last runs for the
+// median spacing after its anchor.
+std::vector<HostMarker> IterationMarkers(const Timeline& tl, const IterationAnchors& anchors) {
+  const SliceColumns& c = tl.slices();
+  TimeNs first_ns = std::numeric_limits<TimeNs>::max();
+  TimeNs last_ns = std::numeric_limits<TimeNs>::min();
+  for (SliceId s = 0; s < c.size(); ++s) {
+    if (!IsHostTrack(tl, c.track[s]) && !IsDeviceTrack(tl, c.track[s])) continue;
+    first_ns = std::min(first_ns, c.ts_ns[s]);
+    last_ns = std::max(last_ns, c.end_ns(s));
+  }
+  std::vector<TimeNs> at;
+  for (SliceId s : anchors.slices) at.push_back(anchors.ends_iteration ? c.end_ns(s) : c.ts_ns[s]);
+  std::vector<TimeNs> spacing;
+  for (size_t i = 1; i < at.size(); ++i) spacing.push_back(at[i] - at[i - 1]);
+  std::nth_element(spacing.begin(), spacing.begin() + spacing.size() / 2, spacing.end());
+  const TimeNs median_spacing_ns = spacing[spacing.size() / 2];
+  std::vector<HostMarker> markers;
+  for (size_t i = 0; i < at.size(); ++i) {
+    HostMarker m;
+    m.number = static_cast<int64_t>(i) + 1;
+    m.slice = anchors.slices[i];
+    if (anchors.ends_iteration) {
+      m.start_ns = i == 0 ? std::min(first_ns, at[0]) : at[i - 1];
+      m.end_ns = at[i];
+    } else {
+      m.start_ns = i == 0 ? std::min(first_ns, at[0]) : at[i];
+      m.end_ns = i + 1 < at.size() ? at[i + 1] : std::min(last_ns, at[i] + median_spacing_ns);
+      m.end_ns = std::max(m.end_ns, c.end_ns(anchors.slices[i]));
+    }
+    if (m.end_ns > m.start_ns) markers.push_back(m);
+  }
+  return markers;
 }
 
 }  // namespace
@@ -419,7 +505,9 @@ StepSet ComputeSteps(const Timeline& tl) {
   // how that framework marks steps.
   const bool by_number = NamesStepsByNumber(out.framework);
   for (std::string& note : out.notes) {
-    if (note.starts_with("no ProfilerStep#N markers")) {
+    // The single window's note; an inferred set's note (same opening) names
+    // its iterations and keeps its text.
+    if (out.source == StepSource::kWindow && note.starts_with("no ProfilerStep#N markers")) {
       note = fmt::format("no {} markers ({}): one window from the first to the last event of "
                          "the rank; per-step numbers are per window",
                          by_number ? "step" : "ProfilerStep#N", StepMarkerHint(out.framework));
@@ -438,8 +526,15 @@ namespace {
 
 StepSet ComputeStepsOfMarkers(const Timeline& tl) {
   std::vector<HostMarker> markers = CollectMarkers(tl);
-  if (markers.empty()) return SingleWindow(tl);
-
+  StepSource source = StepSource::kMarker;
+  std::optional<IterationAnchors> anchors;
+  if (markers.empty()) {
+    anchors = FindIterationAnchors(tl);
+    if (!anchors.has_value()) return SingleWindow(tl);
+    markers = IterationMarkers(tl, *anchors);
+    source = StepSource::kInferred;
+    if (markers.size() < kMinIterations) return SingleWindow(tl);
+  }
   // Device activities by the start of their launch call, so each step finds
   // the work launched inside its host range with a binary search.
   struct Launched {
@@ -458,14 +553,26 @@ StepSet ComputeStepsOfMarkers(const Timeline& tl) {
       continue;
     }
     launched.push_back({c.ts_ns[launch], c.end_ns(s)});
-    first_launched_ns = std::min(first_launched_ns, c.ts_ns[s]);
+    // The first step's own first activity: launched inside its host range.
+    // A first step that launches nothing inherits nothing (its unlinked
+    // work may be its own: a graph replay, a lost correlation).
+    if (c.ts_ns[launch] >= markers.front().start_ns && c.ts_ns[launch] < markers.front().end_ns) {
+      first_launched_ns = std::min(first_launched_ns, c.ts_ns[s]);
+    }
   }
   std::sort(launched.begin(), launched.end(), [](const Launched& a, const Launched& b) {
     return a.launch_ns != b.launch_ns ? a.launch_ns < b.launch_ns : a.end_ns < b.end_ns;
   });
 
   StepSet out;
-  out.from_markers = true;
+  out.from_markers = source == StepSource::kMarker;
+  out.source = source;
+  if (anchors.has_value()) {
+    out.notes.push_back(fmt::format(
+        "no ProfilerStep#N markers: {} iterations inferred from the repeats of {} ({}; spacing "
+        "varies by {:.0f}%); findings built on them carry one confidence level less",
+        markers.size(), anchors->name, anchors->what, anchors->spacing_cv * 100));
+  }
   TimeNs prev_end_ns = InheritedWorkEnd(launched.size(), unlaunched, first_launched_ns,
                                         markers.front().start_ns);
   std::vector<TimeNs> work_end_ns;  // per step: end of its launched device work
@@ -489,9 +596,10 @@ StepSet ComputeStepsOfMarkers(const Timeline& tl) {
     if (out.steps.empty() && step.start_ns > m.start_ns) {
       out.inherited_device_ns = step.start_ns - m.start_ns;
       out.notes.push_back(fmt::format(
-          "the first step (ProfilerStep#{}) starts {} after its marker, where device work "
+          "the first step ({}) starts {} after its {}, where device work "
           "launched before the trace began ends",
-          m.number, FormatDurationNs(out.inherited_device_ns)));
+          Label(out, m.number), FormatDurationNs(out.inherited_device_ns),
+          source == StepSource::kInferred ? "range" : "marker"));
     }
     prev_end_ns = step.end_ns;
     work_end_ns.push_back(launched_end_ns);
@@ -504,10 +612,10 @@ StepSet ComputeStepsOfMarkers(const Timeline& tl) {
     if (static_cast<double>(last.device_activities) <
         kCompleteStepMinShare * static_cast<double>(prev.device_activities)) {
       out.notes.push_back(fmt::format(
-          "dropped the last step (ProfilerStep#{}): {} device activities launched in it vs {} "
+          "dropped the last step ({}): {} device activities launched in it vs {} "
           "in the previous step (below {:.0f}%), so the profiler stopped before its device "
           "work was recorded",
-          last.number, last.device_activities, prev.device_activities,
+          Label(out, last.number), last.device_activities, prev.device_activities,
           kCompleteStepMinShare * 100));
       out.steps.pop_back();
       out.dropped_incomplete = 1;
@@ -515,7 +623,7 @@ StepSet ComputeStepsOfMarkers(const Timeline& tl) {
   }
   if (tl.metadata().truncated) DropStepsPastTheCut(tl, out);
   if (!out.steps.empty()) CutStopTail(tl, work_end_ns[out.steps.size() - 1], out);
-  NoteOverrunMarkers(c, out);
+  if (source == StepSource::kMarker) NoteOverrunMarkers(c, out);
   return out;
 }
 

@@ -3,11 +3,21 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analyzer/analysis/interval_set.h"
 #include "analyzer/model/timeline.h"
 
 namespace tracelint {
+
+// Where a step's bounds come from (JSON `steps[].source`).
+enum class StepSource : uint8_t {
+  kMarker = 0,  // ProfilerStep#N markers
+  kWindow,      // no markers and no repeats found: the whole window
+  kInferred,    // an iteration inferred from repeats (docs/steady-state.md)
+};
+std::string_view StepSourceName(StepSource source);  // "marker", "window", "inferred"
 
 struct Step {
   int64_t number = -1;           // N of ProfilerStep#N; 0 for the single window
@@ -16,7 +26,25 @@ struct Step {
   SliceId marker = kNoIndex;     // the host ProfilerStep#N slice, if any
   TimeNs host_end_ns = 0;        // end of the host marker
   int64_t device_activities = 0; // device activities launched inside the step
-  TimeNs duration_ns() const { return end_ns - start_ns; }
+  // One-time work cut out of the step as time (docs/steady-state.md,
+  // "One-time work inside a step"): sorted, disjoint, inside [start, end).
+  // Only steps of the steady view carry cuts; the "all steps" view keeps
+  // wall time.
+  std::vector<Interval> cut;
+  TimeNs wall_ns() const { return end_ns - start_ns; }
+  TimeNs cut_ns() const {
+    TimeNs t = 0;
+    for (const Interval& i : cut) t += i.length_ns();
+    return t;
+  }
+  // The step's judged time: its wall time less the one-time work cut out.
+  TimeNs duration_ns() const { return wall_ns() - cut_ns(); }
+  // |set inside the step, outside its cuts|.
+  TimeNs OverlapNs(const IntervalSet& set) const;
+  // The step's judged time as intervals: [start, end) less the cuts.
+  IntervalSet Judged() const;
+  // Inside [start, end) and not in a cut.
+  bool Covers(TimeNs ts_ns) const;
 };
 
 struct StepSet {
@@ -36,6 +64,7 @@ struct StepSet {
   // A window without markers whose GPU work was queued early and then ran
   // back to back: the lead-in before the device started, cut from the window.
   TimeNs lead_in_ns = 0;
+  StepSource source = StepSource::kWindow;
   TimeNs TotalNs() const {
     TimeNs t = 0;
     for (const Step& s : steps) t += s.duration_ns();
@@ -51,6 +80,12 @@ std::string StepLabel(std::string_view framework, int64_t number);
 std::string StepRangeLabel(std::string_view framework, int64_t first, int64_t last);
 // How the framework marks its steps, for the note of a trace without them.
 std::string_view StepMarkerHint(std::string_view framework);
+// How reports name a step of `steps`: its framework's label for a marked
+// step (StepLabel), "iteration 3" for an inferred one, "the window" for the
+// single window.
+std::string StepName(const StepSet& steps, int64_t number);
+// Steps of their own (markers or inferred iterations), not one window.
+inline bool HasSteps(const StepSet& steps) { return steps.source != StepSource::kWindow; }
 
 // timeline_to_steps: the TensorBoard plugin's step rule (docs/design/domain.md, "Steps").
 StepSet ComputeSteps(const Timeline& tl);
@@ -61,7 +96,7 @@ inline int StepIndexAt(const StepSet& steps, TimeNs ts_ns) {
                              [](TimeNs t, const Step& s) { return t < s.start_ns; });
   if (it == steps.steps.begin()) return -1;
   --it;
-  return ts_ns < it->end_ns ? static_cast<int>(it - steps.steps.begin()) : -1;
+  return it->Covers(ts_ns) ? static_cast<int>(it - steps.steps.begin()) : -1;
 }
 
 }  // namespace tracelint

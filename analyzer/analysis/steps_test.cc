@@ -158,6 +158,42 @@ TEST(Steps, FirstStepStartsWhereInheritedDeviceWorkEnds) {
   EXPECT_NE(s.notes[0].find("starts 300.0 us after its marker"), std::string::npos) << s.notes[0];
 }
 
+// Inherited work that starts after the marker, on another stream (a
+// collective queued before the trace began): the first step still starts
+// where it ends, as long as that is before the step's own first activity.
+TEST(Steps, InheritedWorkOnAnotherStreamAfterTheMarkerIsInherited) {
+  for (TimeNs inherited_start_us : {50, 150}) {
+    TestTrace t;
+    t.Device(0, 108).Step(1, 100, 1000).Step(2, 1100, 1000);
+    DeviceOpts comm;
+    comm.stream = 23;
+    t.Device(EventKind::kKernel, "ncclDevKernel_AllReduce_Sum_f32", inherited_start_us, 200, comm);
+    t.Kernel("k1", 150, 600, 300).Kernel("k2", 1150, 1200, 300);
+    Timeline tl = std::move(t).Build();
+    StepSet s = ComputeSteps(tl);
+    ASSERT_EQ(s.steps.size(), 2u);
+    const TimeNs end_us = inherited_start_us + 200;
+    EXPECT_EQ(s.steps[0].start_ns, Us(end_us)) << inherited_start_us;
+    EXPECT_EQ(s.inherited_device_ns, Us(end_us - 100));
+  }
+}
+
+// Unlinked work that starts after the step's own first activity is the
+// step's (a graph replay, a lost correlation), not inherited.
+TEST(Steps, UnlinkedWorkAfterTheFirstOwnActivityIsNotInherited) {
+  TestTrace t;
+  t.Device(0, 108).Step(1, 100, 1000).Step(2, 1100, 1000);
+  t.Kernel("k1", 110, 120, 100).Kernel("k2", 1150, 1200, 300);
+  DeviceOpts other;
+  other.stream = 23;
+  t.Device(EventKind::kKernel, "late", 300, 200, other);
+  Timeline tl = std::move(t).Build();
+  StepSet s = ComputeSteps(tl);
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(s.steps[0].start_ns, Us(100));
+  EXPECT_EQ(s.inherited_device_ns, 0);
+}
+
 TEST(Steps, NoInheritedWorkWhenTheTraceLinksNoLaunches) {
   TestTrace t;
   t.Device(0, 108).Step(1, 100, 1000);

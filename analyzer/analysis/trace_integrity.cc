@@ -111,7 +111,8 @@ const std::vector<IdleCause>& HostCauses() {
   static const std::vector<IdleCause> causes = {
       IdleCause::kDataLoader,     IdleCause::kSyncCall,       IdleCause::kPageableCopy,
       IdleCause::kHostSideOp,     IdleCause::kLaunchOverhead, IdleCause::kLaunchStall,
-      IdleCause::kOtherHostWork,  IdleCause::kHostSilent};
+      IdleCause::kAllocator,      IdleCause::kJobSubmission,  IdleCause::kOtherHostWork,
+      IdleCause::kHostSilent};
   return causes;
 }
 
@@ -236,7 +237,7 @@ std::vector<IdleCause> CausesInWindows(const IdleAttribution& idle,
 // Steps whose device work is far below the median step's: device records
 // are missing from them (the trailing incomplete step is already dropped).
 IntegrityCheck StepWorkCheck(const StepSet& steps) {
-  if (!steps.from_markers || steps.steps.size() < 3) {
+  if (!HasSteps(steps) || steps.steps.size() < 3) {
     return Check("step_device_work", CheckStatus::kNotApplicable, 0, kStepWorkMinShare, "count",
                  "fewer than 3 complete steps to compare");
   }
@@ -304,8 +305,8 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   // fragment: a handful of events, or step markers without one complete step.
   // Two complete steps of a small model are a profile, not a fragment.
   bool few_events = n.events < kFragmentMinEvents &&
-                    (!steps.from_markers || steps.steps.size() < 2);
-  bool no_step = steps.steps.empty() && (steps.from_markers || steps.dropped_incomplete > 0);
+                    (!HasSteps(steps) || steps.steps.size() < 2);
+  bool no_step = steps.steps.empty() && (HasSteps(steps) || steps.dropped_incomplete > 0);
   if (few_events || no_step) {
     out.fragment_reason =
         few_events
@@ -325,7 +326,10 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
                                static_cast<double>(kFragmentMinEvents), "count",
                                fmt::format("{} events, {} complete step(s){}", n.events,
                                            steps.steps.size(),
-                                           steps.from_markers ? "" : " (one window, no markers)")));
+                                           steps.source == StepSource::kMarker ? ""
+                                           : steps.source == StepSource::kInferred
+                                               ? " (inferred iterations, no markers)"
+                                               : " (one window, no markers)")));
   }
 
   // complete_file: a cut file (salvaged up to the cut) is analysed from the
@@ -337,7 +341,7 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
         "complete_file", CheckStatus::kLimited, 1, 1, "count",
         fmt::format("the file is cut short at byte {} ({} events read): findings come from {}",
                     md.truncated_at_byte, md.events_read,
-                    steps.from_markers
+                    HasSteps(steps)
                         ? fmt::format("the {} step(s) read whole; {} incomplete step(s) dropped",
                                       steps.steps.size(), steps.dropped_incomplete)
                         : std::string("the part of the window read whole"))));
@@ -350,7 +354,20 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   // from disjoint times) the "step" is a window that may hold start-up,
   // teardown and pauses: no steady step to claim most of.
   int64_t disjoint = tl.diagnostics().Count(kDiagXSpaceStepSpansDisjoint);
-  if (n.events >= kFragmentMinEvents && (!steps.from_markers || disjoint > 0)) {
+  if (n.events >= kFragmentMinEvents && steps.source == StepSource::kInferred &&
+      !steps.steps.empty()) {
+    // Iterations inferred from repeats split the window where the job
+    // repeats itself: no start-up or pause inside them to cap claims for,
+    // but their bounds are inferred, so findings carry one confidence
+    // level less (the engine lowers them).
+    out.checks.push_back(Check(
+        "step_markers", CheckStatus::kLimited, static_cast<double>(steps.steps.size()), 1,
+        "count",
+        fmt::format("no step markers: {} iterations inferred from what repeats; findings built "
+                    "on them carry one confidence level less",
+                    steps.steps.size())));
+    out.confidence_levels_down = 1;
+  } else if (n.events >= kFragmentMinEvents && (!steps.from_markers || disjoint > 0)) {
     out.checks.push_back(Check(
         "step_markers", CheckStatus::kLimited, steps.from_markers ? static_cast<double>(disjoint) : 0,
         1, "count",
@@ -446,7 +463,7 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   } else {
     bool limited = unlinked_share >= kUnlinkedLimitedShare;
     bool in_steps = !ctx.steps().steps.empty();
-    bool window = !ctx.steps().from_markers;
+    bool window = !HasSteps(ctx.steps());
     out.checks.push_back(Check(
         "launch_links", limited ? CheckStatus::kLimited : CheckStatus::kOk, unlinked_share,
         kUnlinkedLimitedShare, "share",

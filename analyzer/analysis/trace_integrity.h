@@ -50,6 +50,9 @@ struct TraceIntegrity {
   std::vector<IntegrityCheck> checks;  // in a fixed order
   int max_confidence = 2;
   double max_claim_share = 1.0;        // 0.5 on a window without step markers
+  // Confidence levels every per-step finding loses before the cap: 1 when
+  // the steps are iterations inferred from repeats (docs/steady-state.md).
+  int confidence_levels_down = 0;
   // A fragment (a handful of events, or markers without one complete step)
   // is not a profile of the job: no per-step claim is made from it, and the
   // run is not judgeable (docs/design/contract.md, exit 5). Empty when not a fragment.

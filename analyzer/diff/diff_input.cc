@@ -87,7 +87,10 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
     std::vector<std::pair<int, std::string>> named;
     for (const DeviceInfo& info : md.devices) named.emplace_back(info.id, info.name);
     rank.device_name = DeviceNameOf(named, device);
-    for (const StepRow* row : SteadyStepSamples(m)) rank.steady_steps.push_back(StepFrom(*row, device));
+    // Every steady step, outliers included (docs/design/contract.md, "diff: outliers").
+    for (const StepRow* row : SteadyStepSamples(input.contexts[i]->steady_step_metrics())) {
+      rank.steady_steps.push_back(StepFrom(*row, device));
+    }
     for (const KernelStat& k : m.top_kernels) rank.kernels.push_back({k.name, k.count, k.total_ns});
     for (const OpStat& o : m.top_ops) rank.ops.push_back({o.name, o.count, o.device_ns});
     run.ranks.push_back(std::move(rank));

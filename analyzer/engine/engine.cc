@@ -1,6 +1,7 @@
 #include "analyzer/engine/engine.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,8 @@
 #include <tuple>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/outlier_owners.h"
+#include "analyzer/analysis/outlier_steps.h"
 #include "analyzer/analysis/steps.h"
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/analysis/step_phase.h"
@@ -64,6 +67,10 @@ const WithheldCause* WithheldFor(const TraceIntegrity& integrity, std::string_vi
 // What the trace's integrity allows a finding to claim (trace_integrity.h):
 // the one place where it lowers confidence and caps claims.
 void ApplyIntegrity(const TraceIntegrity& integrity, Finding& f) {
+  if (integrity.confidence_levels_down > 0 && f.one_time_ns == 0) {
+    f.confidence = static_cast<Confidence>(
+        std::max(0, static_cast<int>(f.confidence) - integrity.confidence_levels_down));
+  }
   if (static_cast<int>(f.confidence) > integrity.max_confidence) {
     f.confidence = static_cast<Confidence>(integrity.max_confidence);
   }
@@ -147,6 +154,65 @@ absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
   return out;
 }
 
+// The extra time of each outlier step goes on the finding of the cause that
+// owns it (outlier_owners.h), never into a saving.
+constexpr size_t kOutlierLinesPerFinding = 3;
+
+static void AttachOutliers(AnalysisContext& rank, std::vector<RuleOutcome>& outcomes) {
+  if (rank.outlier_steps().indices.empty()) return;
+  const StepSet& steps = rank.steady_steps();
+  for (const OutlierOwner& o : AttributeOutliers(rank)) {
+    if (o.rule_id.empty()) continue;
+    for (RuleOutcome& outcome : outcomes) {
+      if (outcome.rule_id != o.rule_id || !outcome.applicable) continue;
+      auto it = std::find_if(outcome.findings.begin(), outcome.findings.end(), [&](const Finding& f) {
+        return f.one_time_ns == 0 && (o.cause.empty() || f.cause == o.cause);
+      });
+      if (it == outcome.findings.end()) break;
+      it->outlier_step_ns += o.extra_ns;
+      it->outlier_steps.push_back(o.step);
+      // A long run can have hundreds of outliers (up to a third of its
+      // steps): the first few get a line each, the rest one summary line.
+      if (it->outlier_steps.size() <= kOutlierLinesPerFinding) {
+        it->evidence.push_back(
+            {fmt::format("outlier step {}: {} over the median step, mostly {}; left out of the "
+                         "saving per step",
+                         StepName(steps, o.step), FormatDurationNs(o.extra_ns), o.what),
+             static_cast<double>(o.extra_ns), 0, "ns"});
+      } else {
+        const size_t more = it->outlier_steps.size() - kOutlierLinesPerFinding;
+        // The summary line is the last evidence from the second one on.
+        const TimeNs more_ns =
+            o.extra_ns + (more > 1 ? static_cast<TimeNs>(it->evidence.back().value) : 0);
+        std::string line = fmt::format(
+            "{} more outlier step{} ({} over the median step in all), left out of the saving "
+            "per step",
+            more, more > 1 ? "s" : "", FormatDurationNs(more_ns));
+        if (more == 1) {
+          it->evidence.push_back({std::move(line), static_cast<double>(more_ns), 0, "ns"});
+        } else {
+          it->evidence.back() = {std::move(line), static_cast<double>(more_ns), 0, "ns"};
+        }
+      }
+      // A stall in one step has its own fix (what runs every N steps), said
+      // once per finding after the fix of the cost every step pays.
+      if (it->outlier_steps.size() == 1) {
+        std::string name = StepName(steps, o.step);
+        if (!name.empty()) {
+          name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+        }
+        it->fix += fmt::format(
+            " {} is an outlier step ({} over the median step, mostly {}), left out of this "
+            "saving: a stall in that step, not a cost of every step. Look for what runs every N "
+            "steps (checkpoint saving, evaluation, logging or metric reads, garbage collection) "
+            "and make it asynchronous or rarer.",
+            name, FormatDurationNs(o.extra_ns), o.what);
+      }
+      break;
+    }
+  }
+}
+
 std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,
                                       AnalysisContext& rank) {
   // Cached now: a multi-rank run frees the events before the merge reads it.
@@ -170,6 +236,7 @@ std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const Prepar
     }
     outcomes.back().rule_id = id;
   }
+  AttachOutliers(rank, outcomes);
   return outcomes;
 }
 

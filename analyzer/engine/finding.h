@@ -87,6 +87,11 @@ struct Finding {
   // the total cost, not per step. Such a finding has recoverable_ns_per_step
   // == 0 and recoverable_share == 0, so it never counts in per-step totals.
   TimeNs one_time_ns = 0;
+  // Outlier steps (docs/design/contract.md, "Outlier steps") are left out of
+  // recoverable time; the extra time of those whose excess this finding's
+  // cause owns is reported here (the sum over them), with their numbers.
+  TimeNs outlier_step_ns = 0;
+  std::vector<int64_t> outlier_steps;
   // Stable identity across re-runs of the same code (fingerprint.h); stamped
   // by the engine after the cross-rank merge, never by a rule.
   std::string fingerprint;

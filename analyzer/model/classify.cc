@@ -34,10 +34,28 @@ constexpr std::array<std::string_view, 5> kLaunchExtraPrefixes = {
 constexpr std::array<std::string_view, 3> kGraphLaunch = {
     "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch"};
 
+// Allocator calls: a caching allocator makes them rare in a steady loop,
+// so when they stall the device every step the allocator is the cause
+// (freeing and growing again, empty_cache(), a per-call workspace).
+constexpr std::array<std::string_view, 21> kAllocatorPrefixes = {
+    "cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+    "cuMemAlloc", "cuMemFree", "cuMemMap", "cuMemUnmap", "cuMemCreate", "cuMemRelease",
+    "cuMemAddressReserve", "cuMemAddressFree", "cuMemSetAccess", "cuMemHostAlloc",
+    "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree", "hipExtMallocWithFlags",
+    "hipMemMap"};
+
 // aten ops that copy a device value to the host and wait for it.
 constexpr std::array<std::string_view, 5> kImplicitSyncOps = {
     "aten::item", "aten::_local_scalar_dense", "aten::nonzero",
     "aten::is_nonzero", "aten::equal"};
+
+// TensorFlow's input pipeline ops: the step waits in them for tf.data's
+// next batch, as a PyTorch loop waits in DataLoader.__next__.
+bool IsTfInputOpName(std::string_view name) {
+  return name == "IteratorGetNext" || name == "IteratorGetNextSync" ||
+         name == "IteratorGetNextAsOptional" ||
+         name.starts_with("MultiDeviceIteratorGetNextFromShard");
+}
 
 bool IsOneOf(std::string_view name, const auto& table) {
   for (std::string_view t : table) {
@@ -83,6 +101,16 @@ MemorySpace ParseSpace(std::string_view s) {
 
 }  // namespace
 
+bool IsAllocatorCallName(std::string_view name) {
+  return StartsWithOneOf(name, kAllocatorPrefixes) || name.starts_with("hipMemUnmap") ||
+         name.starts_with("hipMemCreate") || name.starts_with("hipMemRelease");
+}
+
+bool IsJobSubmissionName(std::string_view name) {
+  return ContainsIgnoreCase(name, "submit_for_execution") ||
+         ContainsIgnoreCase(name, "job_prep") || ContainsIgnoreCase(name, "submitJob");
+}
+
 bool IsCollectiveKernelName(std::string_view name) {
   // Demangled custom kernels put the namespace first ("void
   // c10d::symmetric_memory::multimem_all_reduce_kernel<...>"); 160 bytes
@@ -114,7 +142,7 @@ uint16_t ClassifyFlags(EventKind kind, std::string_view name) {
       if (IsHostCollectiveName(name)) flags |= kFlagCollective;
       if ((name.starts_with("enumerate(DataLoader)#") &&
            Contains(name, "__next__")) ||
-          name.starts_with("enumerate(DataPipe)#")) {
+          name.starts_with("enumerate(DataPipe)#") || IsTfInputOpName(name)) {
         flags |= kFlagDataLoader;
       }
       if (IsOneOf(name, kImplicitSyncOps)) flags |= kFlagImplicitSync;
@@ -139,6 +167,8 @@ uint16_t ClassifyFlags(EventKind kind, std::string_view name) {
         flags |= kFlagLaunch;
       }
       if (IsOneOf(name, kGraphLaunch)) flags |= kFlagGraphLaunch;
+      if (IsAllocatorCallName(name)) flags |= kFlagAllocator;
+      if (IsJobSubmissionName(name)) flags |= kFlagJobSubmission;
       break;
     case EventKind::kKernel:
       if (IsCollectiveKernelName(name)) flags |= kFlagCollective;

@@ -16,6 +16,11 @@ uint16_t ClassifyFlags(EventKind kind, std::string_view name);
 // "ncclDevKernel_*", "rccl*").
 bool IsCollectiveKernelName(std::string_view name);
 
+// Device memory allocator calls of the CUDA runtime and driver and of HIP.
+bool IsAllocatorCallName(std::string_view name);
+// Job submission calls of accelerators that submit jobs (MTIA).
+bool IsJobSubmissionName(std::string_view name);
+
 struct CopyKind {
   CopyDirection direction = CopyDirection::kUnknown;
   MemorySpace src = MemorySpace::kUnknown;

@@ -57,6 +57,12 @@ enum EventFlag : uint16_t {
   // The profiler's own host code: torch.profiler's step, record_function's
   // enter/exit (Python frames, profiler::_record_function_* ops).
   kFlagProfilerCode = 1 << 10,
+  // Device memory allocation calls (cudaMalloc, cudaFree, hipFree,
+  // cudaHostAlloc, cudaMallocAsync, cuMemMap, ...): the allocator.
+  kFlagAllocator = 1 << 11,
+  // Job submission on accelerators that submit jobs (MTIA's
+  // "runFunction - job_prep_and_submit_for_execution").
+  kFlagJobSubmission = 1 << 12,
 };
 
 enum class TrackKind : uint8_t {

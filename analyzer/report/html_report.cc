@@ -380,7 +380,9 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   size_t device_pos = BusiestDevice(m);
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device, accelerator));
-  out += html::StepBreakdownChart(m, in.summary().ranks[i].outliers, device_pos, accelerator, ids);
+  // Per-step charts show every steady step, outliers flagged.
+  out += html::StepBreakdownChart(in.contexts[i]->steady_step_metrics(),
+                                  in.summary().ranks[i].outliers, device_pos, accelerator, ids);
   out += html::CategoryLegend();
   out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);
   out += html::UtilizationChart(m, accelerator, ids);
@@ -398,9 +400,8 @@ std::string NotSteadySteps(AnalysisContext& ctx) {
   for (size_t i = 0; i < all.steps.size() && i < phase.phases.size(); ++i) {
     if (phase.phases[i] == StepPhase::kSteady) continue;
     if (!out.empty()) out += ", ";
-    out += all.from_markers ? fmt::format("{} ({})", StepLabel(all.framework, all.steps[i].number),
-                                          StepPhaseName(phase.phases[i]))
-                            : fmt::format("the window ({})", StepPhaseName(phase.phases[i]));
+    out += fmt::format("{} ({})", StepName(all, all.steps[i].number),
+                       StepPhaseName(phase.phases[i]));
   }
   return out;
 }
@@ -408,7 +409,7 @@ std::string NotSteadySteps(AnalysisContext& ctx) {
 void TimelineSection(std::string& out, const ReportInput& in) {
   std::optional<html::WorstStep> worst = html::FindWorstStep(in);
   out += "<h2 id=\"timeline-section\">Timeline of the worst steady step</h2>\n";
-  if (!worst.has_value()) {
+  if (!worst.has_value() || worst->not_steady) {
     if (in.summary().no_rank_has_steady_step) {
       std::string phases;
       for (size_t i = 0; i < in.contexts.size(); ++i) {
@@ -419,11 +420,16 @@ void TimelineSection(std::string& out, const ReportInput& in) {
       }
       out += "<p class=\"note\" id=\"no-steady-step\">No steady step to draw: every step is "
              "warm-up, capture or compile (" + E(phases) + "). Such a step shows start-up, not "
-             "the run, so none is drawn as if it were representative; <code>--annotate</code> "
-             "draws the findings on the whole trace for Perfetto UI.</p>\n";
-    } else {
+             "the run: the longest one is drawn below as what ran, not as representative; "
+             "<code>--annotate</code> draws the findings on the whole trace for Perfetto "
+             "UI.</p>\n";
+    } else if (!worst.has_value()) {
       out += "<p class=\"note\">No step to draw.</p>\n";
     }
+    if (!worst.has_value()) return;
+  }
+  if (worst->not_steady) {
+    out += html::StepTimeline(in, *worst);
     return;
   }
   AnalysisContext& ctx = *in.contexts[worst->rank_pos];
@@ -433,11 +439,26 @@ void TimelineSection(std::string& out, const ReportInput& in) {
                                                              worst->rank_pos))
                           : "";
   std::string what;
-  if (ctx.steps().from_markers) {
+  if (HasSteps(ctx.steps())) {
     std::string left_out = NotSteadySteps(ctx);
-    what = fmt::format("step #{} ({}), the longest steady step{}", step.number,
+    // Outlier steps leave every saving, so the idle the findings point at is
+    // not attributed in them: the drawn step is the longest judged one.
+    std::vector<std::string> outliers;
+    for (size_t i : ctx.outlier_steps().indices) {
+      outliers.push_back(fmt::format("#{}", ctx.steady_steps().steps[i].number));
+    }
+    what = fmt::format("{} ({}), the longest steady step{}{}",
+                       ctx.steps().source == StepSource::kInferred
+                           ? fmt::format("iteration {}", step.number)
+                           : fmt::format("step #{}", step.number),
                        Dur(step.duration_ns()),
-                       left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")");
+                       left_out.empty() ? "" : " (not drawn, as not steady: " + E(left_out) + ")",
+                       outliers.empty()
+                           ? ""
+                           : fmt::format(" that is not an outlier (outlier step{} {}: left out "
+                                         "of every saving, marked in the step chart)",
+                                         outliers.size() > 1 ? "s" : "",
+                                         fmt::format("{}", fmt::join(outliers, ", "))));
   } else {
     what = fmt::format("the profiled window ({}; the trace has no step markers{})",
                        Dur(step.duration_ns()),

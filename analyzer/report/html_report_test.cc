@@ -83,8 +83,11 @@ TEST(HtmlReport, OutlierStepIsMarkedOnlyWhenThereIsOne) {
   std::string page = RenderHtmlReport(slow->input);
   EXPECT_EQ(Count(page, "class=\"outlier-mark\""), 1u);
   EXPECT_THAT(page, HasSubstr("step #4 took"));
-  // The outlier is the worst steady step, so the timeline shows it.
-  EXPECT_THAT(page, HasSubstr("aria-label=\"timeline of step 4\""));
+  // The outlier leaves every saving and its idle is not attributed: the
+  // timeline draws the longest judged step and names the outlier.
+  EXPECT_THAT(page, Not(HasSubstr("aria-label=\"timeline of step 4\"")));
+  EXPECT_THAT(page, HasSubstr("the longest steady step that is not an outlier (outlier step #4: "
+                              "left out of every saving, marked in the step chart)"));
 }
 
 TEST(HtmlReport, TimelineMergesSlicesNarrowerThanAPixel) {
@@ -168,7 +171,7 @@ TEST(HtmlReport, TimelineDrawsTheWorstSteadyStep) {
                               "ProfilerStep#1 (warm-up))"));
 }
 
-TEST(HtmlReport, NoSteadyStepIsNotDrawnAsIfRepresentative) {
+TEST(HtmlReport, NoSteadyStepIsDrawnMarkedNotRepresentative) {
   testing::Scenario s;
   s.Device(testing::DeviceSpec::A100());
   s.HostCall("cudaDeviceGetStreamPriorityRange", 2 * kNsPerS);
@@ -176,9 +179,12 @@ TEST(HtmlReport, NoSteadyStepIsNotDrawnAsIfRepresentative) {
   auto a = Analyse({s}, "warmup_only");
   ASSERT_TRUE(a->contexts[0]->step_phase().NoSteadyStep());
   std::string page = RenderHtmlReport(a->input);
-  EXPECT_THAT(page, Not(HasSubstr("id=\"timeline\"")));
+  // The timeline stays (what ran), marked as no steady step.
+  EXPECT_THAT(page, HasSubstr("id=\"timeline\""));
   EXPECT_THAT(page, HasSubstr("id=\"no-steady-step\">No steady step to draw: every step is "
                               "warm-up, capture or compile (the window (warm-up))"));
+  EXPECT_THAT(page, HasSubstr("the longest one is drawn below as what ran, not as "
+                              "representative"));
   EXPECT_THAT(page, HasSubstr("Verdict: not judgeable (no steady step"));
 }
 

@@ -27,6 +27,8 @@ constexpr std::string_view kIdleColors[] = {
     "#8c564b",  // host_side_op
     "#e377c2",  // launch_overhead
     "#dbdb8d",  // launch_stall
+    "#aec7e8",  // allocator
+    "#98df8a",  // job_submission
     "#bcbd22",  // other_host_work
     "#7f7f7f",  // host_silent
     "#9467bd",  // device_wait_collective
@@ -158,6 +160,19 @@ std::optional<WorstStep> FindWorstStep(const ReportInput& in) {
     }
     worst = WorstStep{i, best};
   }
+  if (worst.has_value()) return worst;
+  // No steady step anywhere: the longest complete step, marked as such.
+  TimeNs longest_ns = -1;
+  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
+    if (in.ranks[i]->events_released()) continue;
+    const StepSet& all = in.contexts[i]->all_steps();
+    for (size_t s = 0; s < all.steps.size(); ++s) {
+      if (all.steps[s].wall_ns() > longest_ns) {
+        longest_ns = all.steps[s].wall_ns();
+        worst = WorstStep{i, static_cast<int>(s), true};
+      }
+    }
+  }
   return worst;
 }
 
@@ -165,7 +180,7 @@ std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
   const Timeline& tl = *in.ranks[worst.rank_pos];
   const std::string_view accelerator = AcceleratorName(tl.metadata());
   AnalysisContext& ctx = *in.contexts[worst.rank_pos];
-  const Step& step = ctx.steps().steps[worst.step_index];
+  const Step& step = (worst.not_steady ? ctx.all_steps() : ctx.steps()).steps[worst.step_index];
   const TimeNs start_ns = step.start_ns;
   const TimeNs end_ns = std::max(step.end_ns, start_ns + 1);
   const double plot_w = kWidth - kLabelW - kRight;
@@ -217,7 +232,9 @@ std::string StepTimeline(const ReportInput& in, const WorstStep& worst) {
             [&](TrackId a, TrackId b) { return track_key(a) < track_key(b); });
   std::map<int, std::vector<const IdlePiece*>> idle_by_device;
   for (const IdlePiece& p : ctx.idle_attribution().pieces) {
-    if (p.step_index == worst.step_index) idle_by_device[p.device].push_back(&p);
+    if (!worst.not_steady && p.step_index == worst.step_index) {
+      idle_by_device[p.device].push_back(&p);
+    }
   }
 
   std::string body;

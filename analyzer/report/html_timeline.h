@@ -19,12 +19,16 @@ namespace tracelint::html {
 struct WorstStep {
   size_t rank_pos = 0;  // index into ReportInput::ranks
   int step_index = -1;  // index into that rank's steady steps (AnalysisContext::steps())
+  // No rank has a steady step: step_index is into AnalysisContext::all_steps()
+  // and the step drawn is not steady (the timeline stays; no idle lane).
+  bool not_steady = false;
 };
 
 // The rank with the longest mean steady step and its longest steady step
 // (docs/steady-state.md): warm-up, capture and compile steps are never
-// drawn as the run's worst. nullopt when no rank has a steady step or the
-// events were released.
+// drawn as the run's worst while a steady step exists. With none, the
+// longest complete step is drawn, marked not steady (what ran is still
+// described). nullopt when no rank has a step or the events were released.
 std::optional<WorstStep> FindWorstStep(const ReportInput& in);
 
 // The SVG timeline of that step (empty when there is nothing to draw).

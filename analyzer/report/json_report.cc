@@ -93,6 +93,12 @@ void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
     w.BeginObject();
     w.Key("step").Int(all.steps[i].number);
     w.Key("phase").String(StepPhaseName(phase.phases[i]));
+    w.Key("source").String(StepSourceName(all.source));
+    TimeNs cut_ns = 0;
+    if (i < phase.cuts.size()) {
+      for (const Interval& cut : phase.cuts[i]) cut_ns += cut.length_ns();
+    }
+    w.Key("one_time_cut_ns").Int(cut_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -179,6 +185,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
 
   w.Key("steps").BeginObject();
   w.Key("from_markers").Bool(steps.from_markers);
+  w.Key("source").String(StepSourceName(steps.source));
   w.Key("count").Int(m.step_count);
   w.Key("dropped_incomplete").Int(steps.dropped_incomplete);
   w.Key("total_ns").Int(m.total_step_ns);
@@ -193,10 +200,12 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   }
   w.EndArray();
 
+  // Every steady step, outliers included: diff's samples.
   w.Key("per_step").BeginArray();
-  for (const StepRow& row : m.steps) {
+  for (const StepRow& row : ctx.steady_step_metrics().steps) {
     w.BeginObject();
     w.Key("step").Int(row.number);
+    w.Key("source").String(StepSourceName(steps.source));
     w.Key("start_ns").Int(row.start_ns);
     w.Key("end_ns").Int(row.end_ns);
     w.Key("devices").BeginArray();
@@ -387,6 +396,10 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.Key("fix").String(f.fix);
   w.Key("per_rank").StringArray(f.per_rank);
   w.Key("one_time_ns").Int(f.one_time_ns);
+  w.Key("outlier_step_ns").Int(f.outlier_step_ns);
+  w.Key("outlier_steps").BeginArray();
+  for (int64_t n : f.outlier_steps) w.Int(n);
+  w.EndArray();
   w.Key("fingerprint").String(f.fingerprint);
   w.EndObject();
 }

@@ -72,7 +72,15 @@ std::string DeviceLine(const DeviceInfo& d, std::string_view accelerator) {
 
 std::string StepRange(const StepSet& s) {
   if (s.steps.empty()) return "none";
-  if (!s.from_markers) return "1 window (no step markers)";
+  if (!HasSteps(s)) return "1 window (no step markers)";
+  if (s.source == StepSource::kInferred) {
+    std::string line = fmt::format("{} iterations (1..{}, inferred: no step markers)",
+                                   s.steps.size(), s.steps.back().number);
+    if (s.dropped_incomplete > 0) {
+      line += fmt::format(", {} incomplete dropped", s.dropped_incomplete);
+    }
+    return line;
+  }
   std::string range =
       StepRangeLabel(s.framework, s.steps.front().number, s.steps.back().number);
   std::string line = fmt::format("{} complete ({})", s.steps.size(), range);
@@ -432,8 +440,9 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
     out += "Top kernels: no kernels in the analysed steps\n";
     return;
   }
-  out += Wrap(fmt::format("Top {} kernels by device time ({} of kernel time in the steps):",
-                          std::min(n, m.top_kernels.size()), Dur(m.total_kernel_ns)),
+  out += Wrap(fmt::format("Top {} kernels by device time ({} of kernel time in the {}):",
+                          std::min(n, m.top_kernels.size()), Dur(m.total_kernel_ns),
+                          m.top_lists_from_all_steps ? "steps, none of them steady" : "steps"),
               layout.width, "", "  ");
   Table kernels({"total", "count", "mean", "share", "family", "TC", "kernel"},
                 {true, true, true, true, false, false, false});

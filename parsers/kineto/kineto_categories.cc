@@ -62,7 +62,10 @@ bool IsGpuFlowCategory(std::string_view cat) {
 }
 
 bool IsKinetoStringPid(std::string_view pid) {
-  return pid.empty() || pid == "Spans" || pid == "Traces" || pid.starts_with("GPU ");
+  // "CPU functions" / "CUDA functions": PyTorch's legacy autograd profiler
+  // export, read as host and device tracks once parsed (chrome_generic_tracks.h).
+  return pid.empty() || pid == "Spans" || pid == "Traces" || pid.starts_with("GPU ") ||
+         pid == "CPU functions" || pid == "CUDA functions";
 }
 
 }  // namespace tracelint::kineto

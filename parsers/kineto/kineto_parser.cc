@@ -19,6 +19,7 @@
 #include "parsers/common/read_ahead.h"
 #include "analyzer/base/worker_pool.h"
 #include "parsers/kineto/chrome_device_tracks.h"
+#include "parsers/kineto/chrome_generic_tracks.h"
 #include "parsers/kineto/kineto_event_emitter.h"
 #include "parsers/kineto/kineto_metadata.h"
 
@@ -385,6 +386,11 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   // this costs only a look at the names.
   const ChromeDeviceTracks chrome =
       ApplyChromeDeviceTracks(facts.process_names, facts.track_names, merged);
+  // Chrome traces of no Kineto and no TensorFlow/XLA: the legacy autograd
+  // profiler's pids, and GPU-only traces of CUPTI tools.
+  if (chrome.producer == ChromeProducer::kNone) {
+    ApplyGenericChromeTracks((facts.features & kFeatKinetoCategory) != 0, merged);
+  }
   RunMetadata& m = merged.metadata();
   FillMetadata(path, meta, facts.features, splitter.bare_array(), base_time_ns, chrome, m);
   if (!base_before_tail && meta.base_time_text) {
