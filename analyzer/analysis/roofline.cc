@@ -154,7 +154,10 @@ class Builder {
           fn(step, s, c_.ts_ns[s], end_ns);
           continue;
         }
-        for (const Interval& piece : judged.Clip(c_.ts_ns[s], end_ns).intervals()) {
+        // Named: a range-for over a temporary's intervals() would read the
+        // set after it is destroyed (ASan: stack-use-after-scope).
+        const IntervalSet clipped = judged.Clip(c_.ts_ns[s], end_ns);
+        for (const Interval& piece : clipped.intervals()) {
           fn(step, s, piece.start_ns, piece.end_ns);
         }
       }
