@@ -94,6 +94,8 @@ FuzzTarget FuzzTargetByName(std::string_view name) {
   if (name == "discovery") return FuzzDiscovery;
   if (name == "report") return FuzzReports;
   if (name == "pipeline") return RunPipelineOnBytes;
+  if (name == "annotate") return FuzzAnnotate;
+  if (name == "stdin") return FuzzStdin;
   return nullptr;
 }
 

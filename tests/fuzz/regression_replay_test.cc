@@ -56,7 +56,8 @@ TEST(FuzzRegressions, EveryCrashInputIsHandled) {
 // The targets also hold on the seeds' plain cases (they run in every build,
 // where the fuzzers themselves are not built).
 TEST(FuzzTargets, HandleEmptyAndTinyInputs) {
-  for (const char* name : {"kineto_json", "xspace", "gzip", "discovery", "report", "pipeline"}) {
+  for (const char* name : {"kineto_json", "xspace", "gzip", "discovery", "report", "pipeline",
+                           "annotate", "stdin"}) {
     FuzzTarget target = FuzzTargetByName(name);
     ASSERT_NE(target, nullptr) << name;
     for (std::string input : {std::string(), std::string("{"), std::string("\x1f\x8b", 2),
