@@ -204,17 +204,18 @@ constexpr double kProfilerNoteMinShare = 0.01;
 struct HostCodeShares {
   double in_model = 0;
   double compiled = 0;
+  double dispatched = 0;  // inside ops a graph executor dispatches to the device
 };
 
 HostCodeShares HostCodeSharesOf(const Timeline& tl, const IdleAttribution& idle,
                                 IdleCause cause) {
   const SliceColumns& c = tl.slices();
-  TimeNs total_ns = 0, in_model_ns = 0, compiled_ns = 0;
+  TimeNs total_ns = 0, in_model_ns = 0, compiled_ns = 0, dispatched_ns = 0;
   for (const IdlePiece& p : idle.pieces) {
     if (p.cause != cause) continue;
     TimeNs ns = p.end_ns - p.start_ns;
     total_ns += ns;
-    bool in_model = false, compiled = false;
+    bool in_model = false, compiled = false, dispatched = false;
     for (SliceId s = p.host_slice; s != kNoIndex; s = c.parent[s]) {
       // The optimizer's own ops (aten::zero_, aten::add_ per parameter) are
       // no model code: optimizer_advice.h speaks for them.
@@ -230,12 +231,16 @@ HostCodeShares HostCodeSharesOf(const Timeline& tl, const IdleAttribution& idle,
         in_model = true;
       }
       if (name.starts_with("Torch-Compiled Region")) compiled = in_model = true;
+      if (tl.HasFlag(s, kFlagDeviceOpDispatch)) dispatched = in_model = true;
     }
     if (in_model) in_model_ns += ns;
     if (compiled) compiled_ns += ns;
+    if (dispatched) dispatched_ns += ns;
   }
-  return {SafeShare(static_cast<double>(in_model_ns), static_cast<double>(total_ns)),
-          SafeShare(static_cast<double>(compiled_ns), static_cast<double>(total_ns))};
+  const double total = static_cast<double>(total_ns);
+  return {SafeShare(static_cast<double>(in_model_ns), total),
+          SafeShare(static_cast<double>(compiled_ns), total),
+          SafeShare(static_cast<double>(dispatched_ns), total)};
 }
 
 std::string CauseBreakdown(const IdleAttribution& idle, TimeNs step_total_ns, int devices) {
@@ -367,9 +372,10 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     HostCode where = HostCode::kUnknown;
     if (owned.cause == IdleCause::kOtherHostWork) {
       HostCodeShares shares = HostCodeSharesOf(tl, *idle, owned.cause);
-      where = shares.compiled >= kInModelCodeMinShare   ? HostCode::kCompiledModel
-              : shares.in_model >= kInModelCodeMinShare ? HostCode::kEagerModel
-                                                        : HostCode::kBetweenModelCalls;
+      where = shares.compiled >= kInModelCodeMinShare     ? HostCode::kCompiledModel
+              : shares.dispatched >= kInModelCodeMinShare ? HostCode::kGraphDispatch
+              : shares.in_model >= kInModelCodeMinShare   ? HostCode::kEagerModel
+                                                          : HostCode::kBetweenModelCalls;
       f.evidence.push_back(
           {fmt::format("{:.0f}% of it inside the model's operators and modules{}", shares.in_model * 100,
                        shares.compiled > 0

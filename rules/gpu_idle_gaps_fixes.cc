@@ -154,8 +154,9 @@ std::string IdleFixFor(const OwnedCause& owned, const JobProfile& job, HostCode 
       break;
     case IdleCause::kLaunchOverhead:
       if (tf) {
-        return "The step is launch-bound: compile it with XLA (tf.function(jit_compile=True)) "
-               "so ops fuse into fewer kernels, or raise the batch size.";
+        return "The step is launch-bound: compile it with XLA (tf.function(jit_compile=True); "
+               "in a TF1 session, global_jit_level = tf.OptimizerOptions.ON_1 in its config) so "
+               "ops fuse into fewer kernels, or raise the batch size.";
       }
       if (jax && job.jitted_calls > 0) return JittedDispatchFix(job);
       if (jax) {
@@ -177,6 +178,13 @@ std::string IdleFixFor(const OwnedCause& owned, const JobProfile& job, HostCode 
       }
       break;
     case IdleCause::kOtherHostWork:
+      if (tf && where == HostCode::kGraphDispatch) {
+        return "The TensorFlow executor dispatches the graph's GPU ops one at a time and spends "
+               "longer on each op's host side than its kernels take: fuse them with XLA "
+               "(tf.function(jit_compile=True); in a TF1 session, global_jit_level = "
+               "tf.OptimizerOptions.ON_1 in its config), or raise the batch size so each op "
+               "does more work.";
+      }
       if (tf) {
         return "Move Python out of the step: wrap it in tf.function (jit_compile=True where "
                "ops allow) and keep logging and metric reads every N steps.";

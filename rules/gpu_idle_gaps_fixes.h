@@ -15,7 +15,11 @@
 namespace tracelint::rules_internal {
 
 // Where other-host-work idle falls, which decides its fix.
-enum class HostCode : uint8_t { kUnknown, kEagerModel, kCompiledModel, kBetweenModelCalls };
+// kGraphDispatch: inside the ops a graph executor dispatches to the device
+// one by one (a TensorFlow 1 session's GPU ops).
+enum class HostCode : uint8_t {
+  kUnknown, kEagerModel, kCompiledModel, kGraphDispatch, kBetweenModelCalls
+};
 
 struct OwnedCause {
   IdleCause cause;

@@ -148,7 +148,7 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
   std::vector<Interval> tc, non_tc, unjudged, unjudged_no_op, unjudged_fp32, fp64;
   absl::flat_hash_map<std::pair<StringId, std::string>, KernelClass> classified;
   absl::flat_hash_map<StringId, std::string> dtype_by_input_type;
-  for (const Step& step : steps.steps) out.busy_ns += step.OverlapNs(da.kernels);
+  out.busy_ns = steps.OverlapNs(da.kernels);
   for (TrackId t = 0; t < tl.tracks().size(); ++t) {
     const Track& track = tl.tracks()[t];
     if (track.kind != TrackKind::kDeviceStream || track.device != da.device) continue;
@@ -228,10 +228,7 @@ DeviceTc MeasureDevice(AnalysisContext& ctx, const DeviceActivity& da, const Dev
     }
   }
   auto in_steps = [&steps](std::vector<Interval> spans) {
-    const IntervalSet set = IntervalSet::FromUnsorted(std::move(spans));
-    TimeNs total_ns = 0;
-    for (const Step& step : steps.steps) total_ns += step.OverlapNs(set);
-    return total_ns;
+    return steps.OverlapNs(IntervalSet::FromUnsorted(std::move(spans)));
   };
   out.tc_ns = in_steps(tc);
   out.non_tc_ns = in_steps(non_tc);

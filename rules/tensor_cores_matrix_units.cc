@@ -73,7 +73,7 @@ MatrixDevice Measure(AnalysisContext& ctx, const DeviceActivity& da) {
   const SliceColumns& c = tl.slices();
   MatrixDevice out;
   out.device = da.device;
-  for (const Step& step : steps.steps) out.busy_ns += step.OverlapNs(da.kernels);
+  out.busy_ns = steps.OverlapNs(da.kernels);
   std::vector<Interval> fp32, low, unknown;
   absl::flat_hash_map<StringId, KernelClass> family_of;
   for (TrackId t = 0; t < tl.tracks().size(); ++t) {
@@ -123,10 +123,7 @@ MatrixDevice Measure(AnalysisContext& ctx, const DeviceActivity& da) {
     }
   }
   auto in_steps = [&steps](std::vector<Interval> spans) {
-    const IntervalSet set = IntervalSet::FromUnsorted(std::move(spans));
-    TimeNs total_ns = 0;
-    for (const Step& step : steps.steps) total_ns += step.OverlapNs(set);
-    return total_ns;
+    return steps.OverlapNs(IntervalSet::FromUnsorted(std::move(spans)));
   };
   out.fp32_ns = in_steps(std::move(fp32));
   out.low_ns = in_steps(std::move(low));

@@ -30,6 +30,7 @@ class HostIndex {
       if (!IsDeviceActivity(c.kind[s]) || c.launch[s] == kNoIndex) continue;
       SliceId launch = c.launch[s];
       if (activity_of_launch_[launch] == kNoIndex) activity_of_launch_[launch] = s;
+      has_dispatch_ops_ = has_dispatch_ops_ || tl.HasFlag(launch, kFlagDeviceOpDispatch);
       // An op "launches" when any call below it put work on the device.
       for (SliceId p = launch; p != kNoIndex && !launches_below_[p]; p = c.parent[p]) {
         launches_below_[p] = true;
@@ -93,12 +94,16 @@ class HostIndex {
   }
 
   bool launches_below(SliceId s) const { return launches_below_[s]; }
+  // Ops launch device work themselves (TF1 timelines): the executor runs
+  // them on a pool of threads, as in XSpace.
+  bool has_dispatch_ops() const { return has_dispatch_ops_; }
   SliceId activity_of_launch(SliceId s) const { return activity_of_launch_[s]; }
 
  private:
   const Timeline& tl_;
   std::vector<bool> launches_below_;
   std::vector<SliceId> activity_of_launch_;
+  bool has_dispatch_ops_ = false;
   absl::flat_hash_map<TrackId, IntervalSet> profiler_code_;  // by ThreadOf
 
   // The thread's own track: `__exit__` frames that outlive the range they
@@ -200,8 +205,10 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   // next is exposed: the sync, not that work, emptied the queue.
   if (drained_by != kNoIndex) return decided(drained_by, IdleCause::kSyncCall);
   // Self time of an op that launches nothing: the innermost slice is the op.
+  // An op placed on the device that launched nothing (a TF1 shape or
+  // identity op) computed nothing on the host either: dispatch work.
   if (innermost != kNoIndex && innermost == op && !index.launches_below(op) &&
-      !IsXlaRuntimeDispatch(tl.str(c.name[op]))) {
+      !tl.HasFlag(op, kFlagDeviceOpDispatch) && !IsXlaRuntimeDispatch(tl.str(c.name[op]))) {
     return decided(op, IdleCause::kHostSideOp);
   }
   // Short gaps while the host is issuing work: the launch path itself, or
@@ -214,7 +221,7 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   return IdleCause::kHostSilent;
 }
 
-// XSpace only: TF runs ops on a pool of executor threads, and JAX
+// XSpace and TF1 timelines: TF runs ops on a pool of executor threads, and JAX
 // dispatches from the Python thread through executor threads, so the op the
 // device waits for (a PyFunc, a decode, a PjitFunction) is usually not on
 // the thread that launches the next kernel. This covers the host timeline with disjoint
@@ -235,7 +242,7 @@ class OtherThreadOps {
     for (SliceId s = 0; s < c.size(); ++s) {
       if (c.kind[s] == EventKind::kCpuOp && !index.launches_below(s) && c.dur_ns[s] > 0 &&
           tl.tracks()[c.track[s]].kind == TrackKind::kHostThread &&
-          !IsXlaRuntimeDispatch(tl.str(c.name[s]))) {
+          !tl.HasFlag(s, kFlagDeviceOpDispatch) && !IsXlaRuntimeDispatch(tl.str(c.name[s]))) {
         ops.push_back(s);
       }
     }
@@ -355,7 +362,9 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
   HostIndex index(tl);
   const bool inference = ctx.job_profile().is_inference();
   std::optional<OtherThreadOps> other_thread_ops;
-  if (tl.metadata().format == "xspace") other_thread_ops.emplace(tl, index);
+  if (tl.metadata().format == "xspace" || index.has_dispatch_ops()) {
+    other_thread_ops.emplace(tl, index);
+  }
 
   std::vector<DeviceSlices> by_device;
   std::vector<int> device_ids;
@@ -490,7 +499,11 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
               TimeNs from = std::max(t, g.start_ns);
               TimeNs to = std::min(b, g.end_ns);
               silent_or_work(t, from);
-              emit(from, to, IdleCause::kHostSideOp, g.op, next, thread_slice, g.op);
+              // An input pipeline op (IteratorGetNext) is the input's.
+              emit(from, to,
+                   tl.HasFlag(g.op, kFlagDataLoader) ? IdleCause::kDataLoader
+                                                     : IdleCause::kHostSideOp,
+                   g.op, next, thread_slice, g.op);
               t = to;
             }
             silent_or_work(t, b);

@@ -3,6 +3,7 @@
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/steps.h"
+#include "tests/support/analysed.h"
 #include "tests/support/scenario.h"
 #include "gtest/gtest.h"
 
@@ -17,20 +18,8 @@ using testing::StreamRef;
 TimeNs CauseNs(const IdleAttribution& a, IdleCause c) { return a.total_ns[static_cast<int>(c)]; }
 
 // Holds the timeline alive for the context.
-struct Analysed {
-  Timeline tl;
-  std::unique_ptr<AnalysisContext> ctx;
-  const IdleAttribution& idle() { return ctx->idle_attribution(); }
-};
-
-std::unique_ptr<Analysed> Analyse(const Scenario& s) {
-  absl::StatusOr<Timeline> tl = s.BuildTimeline();
-  EXPECT_TRUE(tl.ok()) << tl.status();
-  auto out = std::make_unique<Analysed>();
-  out->tl = std::move(*tl);
-  out->ctx = std::make_unique<AnalysisContext>(out->tl);
-  return out;
-}
+using testing::Analyse;
+using testing::Analysed;
 
 // The accounting invariants of docs/design/domain.md on any input: pieces disjoint,
 // inside their step, summing to step time minus device busy time.

@@ -10,6 +10,7 @@
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/analysis/steps.h"
 #include "gtest/gtest.h"
+#include "tests/support/analysed.h"
 #include "tests/support/scenario.h"
 
 namespace tracelint {
@@ -21,19 +22,8 @@ using testing::Scenario;
 constexpr TimeNs Ms(TimeNs ms) { return ms * kNsPerMs; }
 TimeNs CauseNs(const IdleAttribution& a, IdleCause c) { return a.total_ns[static_cast<int>(c)]; }
 
-struct Analysed {
-  Timeline tl;
-  std::unique_ptr<AnalysisContext> ctx;
-};
-
-std::unique_ptr<Analysed> Analyse(const Scenario& s) {
-  absl::StatusOr<Timeline> tl = s.BuildTimeline();
-  EXPECT_TRUE(tl.ok()) << tl.status();
-  auto out = std::make_unique<Analysed>();
-  out->tl = std::move(*tl);
-  out->ctx = std::make_unique<AnalysisContext>(out->tl);
-  return out;
-}
+using testing::Analyse;
+using testing::Analysed;
 
 // Four steps: a 2 ms GEMM, then a 3 ms host call `call` while it runs (the
 // GPU idles for the last ~1 ms of it), then the next kernel.

@@ -230,4 +230,18 @@ std::string_view JobFrameworkName(JobFramework f) {
   return "other";
 }
 
+std::string_view ProfileAfterWarmupAdvice(const JobProfile& job) {
+  if (job.capture) return "tracelint capture --delay S, with S past the first steps";
+  switch (job.framework) {
+    case JobFramework::kPyTorch: return "torch.profiler.schedule(wait=1, warmup=2, active=3)";
+    case JobFramework::kTensorFlow:
+      return "tf.profiler.experimental.start after warm-up, or the Keras TensorBoard "
+             "callback's profile_batch=(10, 15)";
+    case JobFramework::kJax:
+      return "jax.profiler.start_trace once the jitted step has run a few times";
+    case JobFramework::kOther: break;
+  }
+  return "start the profiler once the step has run a few times";
+}
+
 }  // namespace tracelint

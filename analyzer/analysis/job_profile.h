@@ -75,6 +75,10 @@ std::string_view CollectiveKindName(CollectiveKind k);  // "all_reduce", ...
 std::string_view JobKindName(JobKind k);                // "training", ...
 std::string_view JobFrameworkName(JobFramework f);      // "PyTorch", ...
 
+// How to start the profiler after warm-up, in the job's own API (the
+// capture's --delay for a `tracelint capture`).
+std::string_view ProfileAfterWarmupAdvice(const JobProfile& job);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_ANALYSIS_JOB_PROFILE_H_

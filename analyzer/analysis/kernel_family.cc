@@ -28,9 +28,10 @@ constexpr std::array<std::string_view, 11> kGroupedGemmTokens = {
     "moe_gemm",     "moegemm",     "cutlass_moe", "fmoe_",    "ck_moe"};
 
 // Convolution backward (data and weight gradients): cuDNN dgrad/wgrad,
-// MIOpen igemm_bwd/igemm_wrw, CK conv_bwd_data/conv_bwd_weight.
-constexpr std::array<std::string_view, 7> kConvBwdTokens = {
-    "dgrad", "wgrad", "_bwd", "bwd_", "wrw", "backward", "_grad"};
+// MIOpen igemm_bwd/igemm_wrw, CK conv_bwd_data/conv_bwd_weight, TensorFlow
+// op names (Conv2DBackpropFilter/Input) where a timeline names kernels so.
+constexpr std::array<std::string_view, 8> kConvBwdTokens = {
+    "dgrad", "wgrad", "_bwd", "bwd_", "wrw", "backward", "_grad", "backprop"};
 
 constexpr std::array<std::string_view, 7> kEmbeddingTokens = {
     "embedding", "indexselect", "index_select", "gather", "scatter", "index_elementwise",

@@ -57,9 +57,7 @@ TimeNs XlaAsyncCopyExposedNs(AnalysisContext& ctx) {
     auto it = by_device.find(a.device);
     if (it == by_device.end()) continue;
     IntervalSet exposed = IntervalSet::FromUnsorted(std::move(it->second)).Subtract(a.kernels);
-    for (const Step& step : ctx.steps().steps) {
-      total_ns += step.OverlapNs(exposed);  // outside the one-time cuts
-    }
+    total_ns += ctx.steps().OverlapNs(exposed);  // outside the one-time cuts
   }
   return total_ns;
 }

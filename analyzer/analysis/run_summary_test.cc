@@ -7,6 +7,7 @@
 #include "analyzer/analysis/run_summary_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/analysed.h"
 #include "tests/support/scenario.h"
 
 namespace tracelint {
@@ -30,19 +31,8 @@ Scenario LoaderBound() {
   return s;
 }
 
-struct Analysed {
-  Timeline tl;
-  std::unique_ptr<AnalysisContext> ctx;
-};
-
-std::unique_ptr<Analysed> Analyse(const Scenario& s) {
-  absl::StatusOr<Timeline> tl = s.BuildTimeline();
-  EXPECT_TRUE(tl.ok()) << tl.status();
-  auto out = std::make_unique<Analysed>();
-  out->tl = std::move(*tl);
-  out->ctx = std::make_unique<AnalysisContext>(out->tl);
-  return out;
-}
+using testing::Analyse;
+using testing::Analysed;
 
 TEST(RunSummary, RankSummaryHoldsTheVerdictInputsAndTheOutliers) {
   auto a = Analyse(LoaderBound());

@@ -573,8 +573,13 @@ StepSet ComputeStepsOfMarkers(const Timeline& tl) {
         "varies by {:.0f}%); findings built on them carry one confidence level less",
         markers.size(), anchors->name, anchors->what, anchors->spacing_cv * 100));
   }
-  TimeNs prev_end_ns = InheritedWorkEnd(launched.size(), unlaunched, first_launched_ns,
-                                        markers.front().start_ns);
+  // A TF1 timeline's step is its whole session.run (chrome_tf1_launches.h):
+  // no work precedes it, and its unlinked copies (send/recv's) are its own.
+  const bool whole_run = markers.front().slice != kNoIndex &&
+                         tl.FindArg(markers.front().slice, "tf1_step_source") != nullptr;
+  TimeNs prev_end_ns = whole_run ? std::numeric_limits<TimeNs>::min()
+                                 : InheritedWorkEnd(launched.size(), unlaunched,
+                                                    first_launched_ns, markers.front().start_ns);
   std::vector<TimeNs> work_end_ns;  // per step: end of its launched device work
   for (const HostMarker& m : markers) {
     auto lo = std::lower_bound(launched.begin(), launched.end(), m.start_ns,

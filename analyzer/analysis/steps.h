@@ -70,6 +70,12 @@ struct StepSet {
     for (const Step& s : steps) t += s.duration_ns();
     return t;
   }
+  // Time of `set` inside the steps, one-time cuts excluded (Step::OverlapNs).
+  TimeNs OverlapNs(const IntervalSet& set) const {
+    TimeNs t = 0;
+    for (const Step& s : steps) t += s.OverlapNs(set);
+    return t;
+  }
 };
 
 // A step as its framework calls it: PyTorch's marker "ProfilerStep#5";

@@ -24,6 +24,7 @@ struct Census {
   int64_t events = 0;
   int64_t host_ops = 0;        // cpu_op / user annotation, step markers excluded
   int64_t runtime_calls = 0;   // cuda/hip runtime and driver calls
+  int64_t dispatch_launches = 0;  // framework ops linked to device work (TF1)
   int64_t device_activities = 0;
   int64_t unlinked = 0;        // device activities with no launch call
   int64_t launch_calls = 0;    // kernel launch calls (graph launches excluded)
@@ -88,6 +89,7 @@ Census Count(const Timeline& tl, const StepSet& analysed) {
     if ((k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) &&
         !tl.HasFlag(s, kFlagStepMarker)) {
       ++n.host_ops;
+      if (has_activity[s] && tl.HasFlag(s, kFlagDeviceOpDispatch)) ++n.dispatch_launches;
     }
     // Profilers that lose records say so with an event of their own
     // ("CUPTI dropped records", buffer overflow markers).
@@ -433,7 +435,14 @@ TraceIntegrity ComputeTraceIntegrity(AnalysisContext& ctx) {
   }
 
   // filtered: host ops and device work kept, every runtime call removed.
-  if (n.device_activities > 0 && n.host_ops > 0 && n.runtime_calls == 0) {
+  if (n.dispatch_launches > 0 && n.runtime_calls == 0) {
+    // TF1 timelines: no runtime calls, but the ops link to their work.
+    out.checks.push_back(Check("filtered", CheckStatus::kOk,
+                               static_cast<double>(n.dispatch_launches), 1, "count",
+                               fmt::format("no runtime calls; {} ops linked to their device work "
+                                           "by node name",
+                                           n.dispatch_launches)));
+  } else if (n.device_activities > 0 && n.host_ops > 0 && n.runtime_calls == 0) {
     // TF1 timelines and xprof's Chrome JSON never hold them: not a filter.
     out.checks.push_back(Check("filtered", CheckStatus::kLimited, 0, 1, "count",
                                md.format == "chrome-json"

@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/idle_attribution.h"
+#include "tests/support/analysed.h"
 #include "tests/support/scenario.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,20 +21,8 @@ using testing::DeviceSpec;
 using testing::Scenario;
 using testing::ScenarioEvent;
 
-struct Analysed {
-  Timeline tl;
-  std::unique_ptr<AnalysisContext> ctx;
-  const TraceIntegrity& integrity() { return ctx->trace_integrity(); }
-};
-
-std::unique_ptr<Analysed> Analyse(const Scenario& s) {
-  absl::StatusOr<Timeline> tl = s.BuildTimeline();
-  EXPECT_TRUE(tl.ok()) << tl.status();
-  auto out = std::make_unique<Analysed>();
-  out->tl = std::move(*tl);
-  out->ctx = std::make_unique<AnalysisContext>(out->tl);
-  return out;
-}
+using testing::Analyse;
+using testing::Analysed;
 
 const IntegrityCheck& CheckOf(const TraceIntegrity& t, std::string_view id) {
   for (const IntegrityCheck& c : t.checks) {

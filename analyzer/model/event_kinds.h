@@ -63,6 +63,11 @@ enum EventFlag : uint16_t {
   // Job submission on accelerators that submit jobs (MTIA's
   // "runFunction - job_prep_and_submit_for_execution").
   kFlagJobSubmission = 1 << 12,
+  // A framework op placed on a device, recorded where the host executor
+  // dispatches it (a TF1 timeline's "/job:.../device:GPU:0 Compute"): its
+  // host time is dispatch, not host computation. With a correlation id it
+  // is the launch of the device work that carries the id.
+  kFlagDeviceOpDispatch = 1 << 13,
 };
 
 enum class TrackKind : uint8_t {

@@ -84,6 +84,16 @@ DeviceDetails& TimelineBuilder::SliceEditor::details() {
   return b_.details_[d];
 }
 
+StringId TimelineBuilder::SliceEditor::StringArg(StringId key) const {
+  const uint32_t begin = b_.merged_.args_begin[i_];
+  const uint32_t end = begin + b_.merged_.args_count[i_];
+  for (uint32_t a = begin; a < end; ++a) {
+    const Arg& arg = b_.args_[a];
+    if (arg.key == key && arg.value.type == ArgValue::Type::kString) return arg.value.s;
+  }
+  return kNoIndex;
+}
+
 void TimelineBuilder::EditSlices(absl::FunctionRef<void(SliceEditor&)> edit) {
   FlushPending();
   for (uint32_t i = 0; i < merged_.size(); ++i) {

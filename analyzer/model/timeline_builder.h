@@ -87,6 +87,13 @@ class TimelineBuilder {
     TimeNs dur_ns() const { return b_.merged_.dur_ns[i_]; }
     EventKind kind() const { return b_.merged_.kind[i_]; }
     void set_kind(EventKind kind) { b_.merged_.kind[i_] = kind; }
+    int64_t correlation() const { return b_.merged_.correlation[i_]; }
+    void set_correlation(int64_t id) { b_.merged_.correlation[i_] = id; }
+    void add_flags(uint16_t flags) { b_.merged_.flags[i_] |= flags; }
+    // The value of the slice's string arg `key`; kNoIndex when it has none.
+    StringId StringArg(StringId key) const;
+    // Position among the builder's slices, in input order.
+    uint32_t index() const { return i_; }
     // The slice's device details, created on first use.
     DeviceDetails& details();
 

@@ -75,7 +75,8 @@ absl::Status CheckLaunchLinks(const SliceColumns& c) {
   size_t n = c.size();
   absl::flat_hash_set<int64_t> launch_correlations;
   for (SliceId s = 0; s < n; ++s) {
-    if ((c.kind[s] == EventKind::kRuntime || c.kind[s] == EventKind::kDriver) &&
+    if ((c.kind[s] == EventKind::kRuntime || c.kind[s] == EventKind::kDriver ||
+         (c.flags[s] & kFlagDeviceOpDispatch) != 0) &&
         c.correlation[s] != 0) {
       launch_correlations.insert(c.correlation[s]);
     }
@@ -84,8 +85,11 @@ absl::Status CheckLaunchLinks(const SliceColumns& c) {
     SliceId l = c.launch[s];
     if (l != kNoIndex) {
       if (l >= n) return Violation(c, s, "launch link out of range");
-      if (c.kind[l] != EventKind::kRuntime && c.kind[l] != EventKind::kDriver) {
-        return Violation(c, s, "launch link to a slice that is not a runtime/driver call");
+      if (c.kind[l] != EventKind::kRuntime && c.kind[l] != EventKind::kDriver &&
+          (c.flags[l] & kFlagDeviceOpDispatch) == 0) {
+        return Violation(c, s,
+                         "launch link to a slice that is neither a runtime/driver call nor a "
+                         "dispatched op");
       }
       if (c.correlation[l] != c.correlation[s]) {
         return Violation(c, s, "launch link with a different correlation id");

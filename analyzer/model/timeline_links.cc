@@ -17,9 +17,13 @@ using builder_internal::PartitionPointNear;
 
 void TimelineBuilder::LinkCorrelations(Timeline& tl) {
   SliceColumns& c = tl.slices_;
+  // A framework op flagged as dispatch launches what shares its id where the
+  // trace links ops to device work directly (TF1 timelines).
   auto is_launch = [&c](SliceId s) {
     EventKind k = c.kind[s];
-    return (k == EventKind::kRuntime || k == EventKind::kDriver) && c.correlation[s] != 0;
+    return (k == EventKind::kRuntime || k == EventKind::kDriver ||
+            (c.flags[s] & kFlagDeviceOpDispatch) != 0) &&
+           c.correlation[s] != 0;
   };
   size_t launch_count = 0;
   int64_t min_id = INT64_MAX;
@@ -79,7 +83,9 @@ void TimelineBuilder::LinkCorrelations(Timeline& tl) {
       continue;
     }
     c.launch[s] = launch;
-    if (IsDeviceActivity(k)) c.flags[launch] |= kFlagLaunch;
+    if (IsDeviceActivity(k) && (c.flags[launch] & kFlagDeviceOpDispatch) == 0) {
+      c.flags[launch] |= kFlagLaunch;
+    }
   }
   if (duplicate > 0) {
     tl.diagnostics_.Add("duplicate_correlation", Severity::kWarning,

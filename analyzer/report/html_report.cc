@@ -78,8 +78,11 @@ std::string VerdictHtml(const ReportInput& in) {
     out += "<br><span class=\"note\">(" + E(unowned) + ")</span>";
   }
   if (!verdict.judgeable && in.summary().no_rank_has_steady_step) {
-    out += "<br>Its one-time costs are among the findings. Profile after warm-up: "
-           "<code>torch.profiler.schedule(wait=1, warmup=2, active=3)</code>.";
+    const std::string_view advice =
+        in.contexts.empty() ? ProfileAfterWarmupAdvice(JobProfile{})
+                            : ProfileAfterWarmupAdvice(in.contexts.front()->job_profile());
+    out += "<br>Its one-time costs are among the findings. Profile after warm-up: <code>" +
+           E(advice) + "</code>.";
   }
   if (in.findings.empty()) {
     out += in.not_judged.empty() ? "<br>No findings: nothing in the analysed steps wastes GPU "

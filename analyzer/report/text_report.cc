@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/step_phase.h"
 #include "analyzer/base/escape.h"
 #include "analyzer/report/report.h"
@@ -384,10 +385,13 @@ std::string RenderTextReport(const ReportInput& in) {
     out += Wrap("  (" + T(unowned) + ")", w, "", "   ");
   }
   if (in.summary().no_rank_has_steady_step) {
-    out += Wrap("NOT JUDGEABLE: no steady step. The profiled window is warm-up, capture or "
-                "compile only, so no per-step claim is made; its one-time costs are listed "
-                "below. Profile after warm-up: torch.profiler.schedule(wait=1, warmup=2, "
-                "active=3).",
+    const std::string_view advice =
+        in.contexts.empty() ? ProfileAfterWarmupAdvice(JobProfile{})
+                            : ProfileAfterWarmupAdvice(in.contexts.front()->job_profile());
+    out += Wrap(fmt::format("NOT JUDGEABLE: no steady step. The profiled window is warm-up, "
+                            "capture or compile only, so no per-step claim is made; its one-time "
+                            "costs are listed below. Profile after warm-up: {}.",
+                            advice),
                 w, "", "  ");
   }
   RunIntegrity integrity = in.summary().integrity;

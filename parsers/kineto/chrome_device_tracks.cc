@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/base/strings.h"
 #include "parsers/common/device_track_names.h"
+#include "parsers/kineto/chrome_tf1_launches.h"
 
 namespace tracelint::kineto {
 namespace {
@@ -90,9 +91,20 @@ ProcessInfo ClassifyProcess(std::string_view name, Evidence& ev) {
     tf1_suffix = tensors = true;
   }
   if (tf1_suffix && name.starts_with("/job:")) {
-    // The executor's view of every device's ops, on its host threads.
+    // The executor's view of every device's ops, on its host threads. Its
+    // GPU ops launch the kernels of that GPU (chrome_tf1_launches.h).
     ev.tf1 = true;
     out.role = tensors ? Role::kNone : Role::kHostOps;
+    size_t at = name.find("/device:");
+    if (at == std::string_view::npos) at = name.find("/gpu:");
+    if (at != std::string_view::npos) {
+      std::string_view device = name.substr(at);
+      std::optional<DeviceNamePrefix> dev = ParseDeviceNamePrefix(device);
+      if (!dev.has_value()) dev = ParseOldGpuName(device);
+      if (dev.has_value() && dev->family == DeviceFamily::kGpu && dev->rest.empty()) {
+        out.device = dev->ordinal;
+      }
+    }
     return out;
   }
   std::optional<DeviceNamePrefix> dev = ParseDeviceNamePrefix(name);
@@ -347,6 +359,29 @@ ChromeDeviceTracks ApplyChromeDeviceTracks(const std::vector<ProcessNameEvent>& 
   }
 
   ImportDiagnostics& diag = b.diagnostics();
+  if (out.producer == ChromeProducer::kTensorFlow1) {
+    std::vector<Tf1Track> tf1(plans.size());
+    for (TrackId id = 0; id < plans.size(); ++id) {
+      const Plan& plan = plans[id];
+      tf1[id].host_ops = plan.role == Role::kHostOps;
+      tf1[id].stream = plan.role == Role::kStream && !plan.skipped;
+      tf1[id].device = plan.device;
+    }
+    const Tf1Links links = ApplyTf1Links(tf1, b);
+    out.linked_launches = links.linked;
+    if (links.linked > 0) {
+      diag.Add("tf1_linked_by_node_name", Severity::kInfo,
+               "device activities of a TF1 timeline linked to the executor op that launched "
+               "them by their shared node name (the timeline has no correlation ids)",
+               links.linked);
+    }
+    if (links.run_step) {
+      diag.Add("tf1_one_run_step", Severity::kInfo,
+               "a TF1 timeline of one session.run: its span is step 0 (each executor ran "
+               "_SOURCE once)",
+               1);
+    }
+  }
   if (out.device_streams > 0) {
     diag.Add("chrome_device_tracks", Severity::kInfo,
              "tracks that TensorFlow/XLA process or thread names call device timelines "

@@ -47,6 +47,7 @@ struct ChromeDeviceTracks {
   ChromeProducer producer = ChromeProducer::kNone;
   bool tpu = false;             // a /device:TPU:N track holds the work
   int64_t device_streams = 0;   // tracks made device streams
+  int64_t linked_launches = 0;  // TF1 device activities linked to their op
 };
 
 // Retags the builder's host-thread tracks named as above, with the

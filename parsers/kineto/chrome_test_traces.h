@@ -132,6 +132,43 @@ inline std::string Tf1CpuOnlyTrace() {
   return ChromeTrace(meta, events);
 }
 
+// A TF1 timeline of one session.run on GPU 0, for judging it: `ops` GPU
+// ops in a row, each dispatched on the executor for `host_us` and launching
+// one kernel of `kernel_us` 5 us before its host side ends (so the GPU idles
+// host_us - kernel_us + 2 between kernels); an IteratorGetNext of `input_us`
+// on the CPU device first (0: none). Every executor runs `_SOURCE` once, or
+// `runs` times for a file that concatenates runs.
+inline std::string Tf1SessionRunTrace(int ops, int host_us, int kernel_us, int input_us = 0,
+                                      int runs = 1) {
+  const std::string gpu = "/device:GPU:0";
+  const std::string job = "/job:localhost/replica:0/task:0/device:";
+  std::vector<std::string> meta = {
+      ProcessName(0, "Allocators"),        ProcessName(1, gpu + "/stream:13 Compute"),
+      ProcessName(2, gpu + "/stream:all Compute"), ProcessName(3, job + "CPU:0 Compute"),
+      ProcessName(4, job + "GPU:0 Compute"),
+  };
+  std::vector<std::string> events;
+  int t = 1000;
+  for (int run = 0; run < runs; ++run) {
+    events.push_back(TfOp(4, t, 3, "NoOp", "_SOURCE"));
+    events.push_back(TfOp(3, t + 1, 2, "NoOp", "_SOURCE"));
+    t += 5;
+    if (input_us > 0) {
+      events.push_back(TfOp(3, t, input_us, "IteratorGetNext", "IteratorGetNext"));
+      t += input_us + 2;
+    }
+    for (int i = 0; i < ops; ++i) {
+      const std::string node = fmt::format("dense_{}/MatMul", i);
+      events.push_back(TfOp(4, t, host_us, "MatMul", node));
+      events.push_back(TfOp(1, t + host_us - 5, kernel_us, "MatMul", node));
+      events.push_back(TfOp(2, t + host_us - 5, kernel_us, "MatMul", node));
+      t += host_us + 2;
+    }
+    t += 100;
+  }
+  return ChromeTrace(meta, events);
+}
+
 inline std::string XprofOp(int pid, int tid, const std::string& ts_us, const std::string& dur_us,
                            const std::string& name) {
   return fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {}, "dur": {}, "name": "{}"}})",
@@ -206,6 +243,14 @@ inline std::vector<std::pair<std::string, std::string>> ChromeTestdata() {
       {"tf1_timeline", Tf1TimelineTrace()},
       {"tf1_old_gpu_names", Tf1OldGpuNamesTrace()},
       {"tf1_cpu_only", Tf1CpuOnlyTrace()},
+      // Judged (tests/tf1_judgement_test.cc): the executor's dispatch above
+      // the launch gap (other host work), below it (launch overhead), the
+      // GPU busy, the input pipeline, and two runs in one file.
+      {"tf1_dispatch_bound", Tf1SessionRunTrace(40, 80, 10)},
+      {"tf1_launch_bound", Tf1SessionRunTrace(40, 45, 10)},
+      {"tf1_gpu_bound", Tf1SessionRunTrace(40, 20, 200)},
+      {"tf1_input_bound", Tf1SessionRunTrace(40, 20, 30, 3000)},
+      {"tf1_two_runs", Tf1SessionRunTrace(20, 80, 10, 0, 2)},
       {"xprof_gpu", XprofGpuTrace()},
       {"generic_cpu", GenericCpuTrace()},
       {"string_tid", StringTidTrace()},

@@ -11,7 +11,7 @@ namespace {
 // Arg names the parser and the analyses read, with every spelling seen
 // across Kineto versions. Anything else in "args" is skipped at parse time
 // to keep the memory per event small.
-constexpr std::array<std::pair<std::string_view, ArgKey>, 29> kArgKeys = {{
+constexpr std::array<std::pair<std::string_view, ArgKey>, 30> kArgKeys = {{
     {"grid", ArgKey::kGrid},
     {"block", ArgKey::kBlock},
     {"registers per thread", ArgKey::kRegistersPerThread},
@@ -43,6 +43,7 @@ constexpr std::array<std::pair<std::string_view, ArgKey>, 29> kArgKeys = {{
     {"Record function id", ArgKey::kRecordFunctionId},
     {"Ev Idx", ArgKey::kEvIdx},
     {"Concrete Inputs", ArgKey::kConcreteInputs},
+    {"name", ArgKey::kNodeName},
 }};
 
 constexpr size_t kMaxKeyBytes = 32;
@@ -93,7 +94,10 @@ bool WantsArrayText(ArgKey k) {
          k == ArgKey::kInputType || k == ArgKey::kConcreteInputs;
 }
 
-bool KeepsArgFor(ArgKey k, std::string_view event_name) {
+bool KeepsArgFor(ArgKey k, std::string_view event_name, std::string_view category) {
+  // Only TF1 timeline ops ("cat": "Op") link by node name; elsewhere a
+  // "name" arg would cost an interned string per event for nothing.
+  if (k == ArgKey::kNodeName) return category == "Op";
   if (k != ArgKey::kConcreteInputs) return true;
   return event_name.find("attention") != std::string_view::npos ||
          event_name.find("convolution") != std::string_view::npos;

@@ -442,7 +442,7 @@ void EventEmitter::EmitSlice(const RawEvent& ev, EventKind kind, bool device, Ti
         default: break;
       }
     }
-    if (!IsKeptAsArg(a.id) || !KeepsArgFor(a.id, ev.name)) continue;
+    if (!IsKeptAsArg(a.id) || !KeepsArgFor(a.id, ev.name, ev.cat)) continue;
     if (kind == EventKind::kKernel && a.id == ArgKey::kCollectiveName) {
       features_ |= kFeatKernelCollectiveArgs;
     }

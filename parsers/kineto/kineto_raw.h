@@ -46,6 +46,9 @@ enum class ArgKey : uint8_t {
   // analysis/perf_model.h).
   kInputDims, kInputType, kCollectiveName, kInMsgNelems, kOutMsgNelems, kDtype, kFlops,
   kConcreteInputs,
+  // A TF1 timeline op's node name ("name" of category "Op" events): the
+  // executor's op and the kernels it launched share it (chrome_tf1_launches.h).
+  kNodeName,
   // Recognized only as version fingerprints (not kept).
   kRecordFunctionId, kEvIdx,
 };
@@ -55,11 +58,12 @@ std::string_view KeptArgName(ArgKey k, std::string_view key_as_written);
 bool IsKeptAsArg(ArgKey k);
 // Whether the reader should keep an array value's raw text for this key.
 bool WantsArrayText(ArgKey k);
-// Whether an arg kept by IsKeptAsArg is stored for an event of this name:
+// Whether an arg kept by IsKeptAsArg is stored for an event of this name and
+// category:
 // "Concrete Inputs" only for attention and convolution ops, which the
 // roofline models from them; every other op's copy would cost memory for
 // nothing.
-bool KeepsArgFor(ArgKey k, std::string_view event_name);
+bool KeepsArgFor(ArgKey k, std::string_view event_name, std::string_view category);
 
 struct RawArg {
   std::string_view key;

@@ -35,9 +35,9 @@ struct RankedTrace {
   std::string ranking;
 };
 
-inline RankedTrace RankAll(const Scenario& s) {
+// The same for a timeline parsed from a file of another format.
+inline RankedTrace RankAll(absl::StatusOr<Timeline> tl) {
   RankedTrace out;
-  absl::StatusOr<Timeline> tl = s.BuildTimeline();
   EXPECT_TRUE(tl.ok()) << tl.status();
   if (!tl.ok()) return out;
   out.timeline = std::make_unique<Timeline>(std::move(*tl));
@@ -64,6 +64,8 @@ inline RankedTrace RankAll(const Scenario& s) {
   }
   return out;
 }
+
+inline RankedTrace RankAll(const Scenario& s) { return RankAll(s.BuildTimeline()); }
 
 inline std::string Ranking(const Scenario& s) { return RankAll(s).ranking; }
 
