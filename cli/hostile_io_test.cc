@@ -333,15 +333,17 @@ TEST(Stdin, TheCopyKeepsTmpdirsReserveFree) {
   EXPECT_FALSE(fs::exists(path));
 }
 
-TEST(Stdin, AFailedCopyNamesTheErrnoAndNotTheTemporaryFile) {
+TEST(Stdin, ATmpdirWithNoRoomIsNamedAndNotTheTemporaryFile) {
   std::optional<std::string> bin = Binary();
   if (!bin) GTEST_SKIP() << "TRACELINT_BINARY_DIR not set (run through ctest)";
   TempDir dir;
-  // /proc/self holds no files of ours: creating one fails.
+  // /proc/self has no free space: the copy is refused before a file is made,
+  // naming the directory and its free space.
   Shell s = RunShell(fmt::format("TMPDIR=/proc/self {} analyze - <'{}'", *bin, Healthy()),
                      dir.path());
   EXPECT_EQ(s.code, kExitUnreadable) << s.err;
-  EXPECT_THAT(s.err, HasSubstr("-: cannot copy the trace into a temporary file in /proc/self: "));
+  EXPECT_THAT(s.err, HasSubstr("-: cannot copy the trace into a temporary file: the free space "
+                               "of /proc/self"));
   EXPECT_THAT(s.err, Not(HasSubstr("XXXXXX")));
 }
 

@@ -67,10 +67,11 @@ class TempDir {
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
     // mkdtemp: a fresh name per process, so parallel runs (ctest -j, two
     // build trees) never share or delete each other's files.
-    std::string tmpl = (std::filesystem::path(base) / (std::string("tracelint_") +
-                                                       info->test_suite_name() + "_" +
-                                                       info->name() + "_XXXXXX"))
-                           .string();
+    // Outside a test (a suite's SetUpTestSuite) there is no test name.
+    const std::string who =
+        info == nullptr ? "suite" : std::string(info->test_suite_name()) + "_" + info->name();
+    std::string tmpl =
+        (std::filesystem::path(base) / ("tracelint_" + who + "_XXXXXX")).string();
     if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << tmpl;
     path_ = tmpl;
   }
