@@ -220,6 +220,9 @@ bool MemoryLedger::Over(size_t slot) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (total_ <= parse_limit_bytes_) return false;
   const uint64_t mine = slots_[slot].bytes;
+  if (static_cast<double>(mine) < kSmallReadShare * static_cast<double>(parse_limit_bytes_)) {
+    return false;
+  }
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (i != slot && slots_[i].open && slots_[i].active && slots_[i].bytes > mine) return false;
   }

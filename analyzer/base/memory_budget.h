@@ -97,7 +97,13 @@ class MemoryBudget {
 // inactive, while its events are held. A parse asks OverBudget() after each
 // part it merges: it stops when the total passes parse_limit_bytes() and it
 // is the largest active account, so one runaway input stops before a healthy
-// one beside it, whatever the thread timing.
+// one beside it, whatever the thread timing. A read holding less than
+// kSmallReadShare of the parse limit is never stopped: when the total is
+// over only because finished timelines are held (a bomb's partial timeline
+// analysed beside a small run in `batch`), the small run finishes instead of
+// failing by the order the runs were read in. Each concurrent read can pass
+// the limit by at most that share, so the overshoot is bounded by the
+// reads in flight (8 of them: half the parse limit, the budget's headroom).
 class MemoryLedger {
  public:
   // The share of the budget that timelines being built may reach: building
@@ -106,6 +112,8 @@ class MemoryLedger {
   // what the builder held when it stopped (docs/robustness.md, "Memory
   // budget"), so half the budget keeps the peak within it.
   static constexpr double kParseShare = 0.5;
+  // The share of the parse limit below which a read is never stopped.
+  static constexpr double kSmallReadShare = 1.0 / 16;
 
   // `limit_bytes` 0 = unlimited; `why` says where the limit came from (for
   // messages), e.g. "--max-memory 2G" or MemoryLimits::Describe().
