@@ -22,6 +22,8 @@ using testing::DeviceSpec;
 using testing::KernelOptions;
 using testing::RankAll;
 using testing::RankedTrace;
+using testing::VerdictOf;
+using testing::FindingOf;
 using testing::Scenario;
 using testing::ScenarioArgs;
 using testing::ShapeArgs;
@@ -29,22 +31,6 @@ using testing::StreamRef;
 
 constexpr TimeNs Ms(TimeNs ms) { return ms * kNsPerMs; }
 constexpr TimeNs Us(TimeNs us) { return us * kNsPerUs; }
-
-Verdict VerdictOf(RankedTrace& r) {
-  ReportInput input;
-  input.ranks = {r.timeline.get()};
-  input.contexts = {r.context.get()};
-  input.findings = r.result.findings;
-  input.not_judged = r.result.not_judged;
-  return input.summary().verdict;
-}
-
-const Finding* FindingOf(const RankedTrace& r, std::string_view rule, std::string_view cause) {
-  for (const Finding& f : r.result.findings) {
-    if (f.rule_id == rule && f.cause == cause) return &f;
-  }
-  return nullptr;
-}
 
 std::string AllEvidence(const Finding& f) {
   std::string out;

@@ -22,19 +22,11 @@ using testing::KernelOptions;
 using ::testing::HasSubstr;
 using testing::RankAll;
 using testing::RankedTrace;
+using testing::VerdictOf;
 using testing::Ranking;
 using testing::Scenario;
 using testing::ScenarioEvent;
 using testing::StreamRef;
-
-Verdict VerdictOf(RankedTrace& r) {
-  ReportInput input;
-  input.ranks = {r.timeline.get()};
-  input.contexts = {r.context.get()};
-  input.findings = r.result.findings;
-  input.not_judged = r.result.not_judged;
-  return input.summary().verdict;
-}
 
 bool IsDeviceCat(const ScenarioEvent& e) {
   return e.cat == "kernel" || e.cat == "gpu_memcpy" || e.cat == "gpu_memset";

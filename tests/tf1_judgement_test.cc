@@ -19,26 +19,12 @@ namespace {
 using ::testing::HasSubstr;
 using testing::RankAll;
 using testing::RankedTrace;
+using testing::VerdictOf;
+using testing::FindingOf;
 
 RankedTrace Judge(const std::string& text) {
   testing::TempDir dir;
   return RankAll(testing::ParseText(dir, text));
-}
-
-Verdict VerdictOf(RankedTrace& r) {
-  ReportInput input;
-  input.ranks = {r.timeline.get()};
-  input.contexts = {r.context.get()};
-  input.findings = r.result.findings;
-  input.not_judged = r.result.not_judged;
-  return input.summary().verdict;
-}
-
-const Finding* FindingOf(const RankedTrace& r, std::string_view rule, std::string_view cause) {
-  for (const Finding& f : r.result.findings) {
-    if (f.rule_id == rule && f.cause == cause) return &f;
-  }
-  return nullptr;
 }
 
 TEST(Tf1Judgement, ExecutorDispatchAboveTheLaunchGapIsHostWorkWithXlaAdvice) {

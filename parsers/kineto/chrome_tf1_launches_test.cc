@@ -19,7 +19,8 @@ using testing::TempDir;
 // The node name (args.name) of a slice, or "".
 std::string NodeOf(const Timeline& tl, SliceId s) {
   const Arg* a = tl.FindArg(s, "name");
-  return a == nullptr || a->value.type != ArgValue::Type::kString ? "" : std::string(tl.str(a->value.s));
+  if (a == nullptr || a->value.type != ArgValue::Type::kString) return "";
+  return std::string(tl.str(a->value.s));
 }
 
 // "kernel@ts_us <- op@ts_us" for every device activity, "" when unlinked.
@@ -29,9 +30,9 @@ std::vector<std::string> Links(const Timeline& tl) {
   for (SliceId s = 0; s < c.size(); ++s) {
     if (!IsDeviceActivity(c.kind[s])) continue;
     const SliceId l = c.launch[s];
-    out.push_back(fmt::format("{}@{} <- {}", NodeOf(tl, s), c.ts_ns[s] / 1000,
-                              l == kNoIndex ? std::string("none")
-                                            : fmt::format("{}@{}", NodeOf(tl, l), c.ts_ns[l] / 1000)));
+    const std::string launch =
+        l == kNoIndex ? "none" : fmt::format("{}@{}", NodeOf(tl, l), c.ts_ns[l] / 1000);
+    out.push_back(fmt::format("{}@{} <- {}", NodeOf(tl, s), c.ts_ns[s] / 1000, launch));
   }
   std::sort(out.begin(), out.end());
   return out;

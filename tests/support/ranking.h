@@ -15,6 +15,7 @@
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
+#include "analyzer/report/report_data.h"
 #include "tests/support/scenario.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -66,6 +67,25 @@ inline RankedTrace RankAll(absl::StatusOr<Timeline> tl) {
 }
 
 inline RankedTrace RankAll(const Scenario& s) { return RankAll(s.BuildTimeline()); }
+
+// The run's verdict as every report states it (ReportInput's summary).
+inline Verdict VerdictOf(RankedTrace& r) {
+  ReportInput input;
+  input.ranks = {r.timeline.get()};
+  input.contexts = {r.context.get()};
+  input.findings = r.result.findings;
+  input.not_judged = r.result.not_judged;
+  return input.summary().verdict;
+}
+
+// The finding of `rule` with `cause`, or nullptr.
+inline const Finding* FindingOf(const RankedTrace& r, std::string_view rule,
+                                std::string_view cause) {
+  for (const Finding& f : r.result.findings) {
+    if (f.rule_id == rule && f.cause == cause) return &f;
+  }
+  return nullptr;
+}
 
 inline std::string Ranking(const Scenario& s) { return RankAll(s).ranking; }
 
