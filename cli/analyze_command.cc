@@ -1,8 +1,13 @@
 #include "cli/analyze_command.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,14 +25,17 @@
 #include "analyzer/report/output_formats.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
+#include "analyzer/base/worker_pool.h"
 #include "cli/cli_docs.h"
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/gate.h"
 #include "cli/limit_options.h"
+#include "cli/output_file.h"
 #include "cli/progress.h"
 #include "cli/run_pipeline.h"
 #include "cli/run_selection.h"
+#include "cli/stdin_spool.h"
 #include "cli/terminal.h"
 #include "fmt/format.h"
 #include "parsers/annotate/annotate_writer.h"
@@ -98,6 +106,26 @@ void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
   }
 }
 
+// --annotate: written like -o (output_file.h), gzip when the name ends in
+// .gz (as Kineto names its compressed traces).
+absl::Status WriteAnnotated(const ReportInput& input, const std::string& path,
+                            const AnnotateOptions& options, std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<OutputFile>> file =
+      OutputFile::Open(path, "the annotated trace", /*gzip=*/path.ends_with(".gz"));
+  if (!file.ok()) return file.status();
+  absl::StatusOr<AnnotateStats> stats = WriteAnnotatedTrace(input, (*file)->stream(), options);
+  if (!stats.ok() && !(*file)->stream().fail()) return stats.status();  // a trace unreadable
+  // A failed stream: Commit names why (and removes the temporary file).
+  if (absl::Status s = (*file)->Commit(); !s.ok()) return s;
+  if (!stats.ok()) return stats.status();
+  if (stats->events_dropped > 0) {
+    err << "tracelint: warning: --annotate: left out " << stats->events_dropped
+        << " event(s) the analysis rejected (not valid JSON or UTF-8, over a limit, damaged); "
+           "the tracelint_dropped_events metadata event counts them\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
@@ -125,28 +153,24 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
           << "directory, or stdin, goes alone)\n";
       return kExitUsage;
     }
-    if (path == "-") continue;
-    for (const std::string* output : {&args.output, &args.annotate}) {
-      if (absl::Status s = CheckOutputOutsideTraces(*output, path); !s.ok()) {
-        err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
-        return kExitUsage;
-      }
-    }
   }
-  std::optional<StdinTrace> stdin_trace;
-  if (args.path == "-") {
-    absl::StatusOr<StdinTrace> read = StdinTrace::Read(args.in ? *args.in : std::cin);
-    if (!read.ok()) {
-      err << "tracelint: " << EscapeTerminal(std::string(read.status().message())) << "\n";
-      return kExitUnreadable;
-    }
-    stdin_trace.emplace(std::move(*read));
-    paths[0] = stdin_trace->path();
+  // Outputs never touch an input (a trace, the baseline, the config), and
+  // two outputs never name one file.
+  std::vector<std::string> traces;
+  for (const std::string& path : paths) {
+    if (path != "-") traces.push_back(path);
+  }
+  if (absl::Status s = CheckOutputs({{"-o", args.output}, {"--annotate", args.annotate}}, traces,
+                                    {args.baseline, args.engine.config_path});
+      !s.ok()) {
+    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    return kExitUsage;
   }
 
   RuleRegistry registry;
   RegisterAllRules(registry);
-  // Option errors are usage errors and must stop before any parsing work.
+  // Option errors are usage errors and must stop before any parsing work
+  // (and before stdin is read).
   absl::StatusOr<PreparedRules> rules = PrepareCommandRules(registry, args.engine);
   if (!rules.ok()) {
     err << "tracelint: " << EscapeTerminal(std::string(rules.status().message())) << "\n";
@@ -156,6 +180,40 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // silent (stderr here, the report's top below).
   const std::string config_note = args.list ? "" : DiscoveredConfigNote(registry, args.engine, *rules);
   if (!config_note.empty()) err << "tracelint: note: config " << EscapeTerminal(config_note) << "\n";
+  std::unique_ptr<MemoryLedger> ledger = MakeLedger(args.limits);
+
+  // stdin, and pipes named on the command line (`<(zcat f.json.gz)`), are
+  // copied into temporary files first (stdin_spool.h).
+  std::vector<std::unique_ptr<SpooledTrace>> spooled;
+  PathLabels labels;
+  std::vector<std::string> notes;
+  const SpoolLimits spool_limits = SpoolLimitsFor(args.limits, ledger->limit_bytes());
+  for (std::string& path : paths) {
+    if (path != "-" && !IsStreamPath(path)) continue;
+    absl::StatusOr<std::unique_ptr<SpooledTrace>> copy = absl::UnknownError("not read");
+    if (path == "-" && args.in != nullptr) {
+      copy = SpooledTrace::FromStream(*args.in, path, spool_limits);
+    } else {
+      int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        err << "tracelint: " << EscapeTerminal(path) << ": cannot read: " << std::strerror(errno)
+            << "\n";
+        return kExitUnreadable;
+      }
+      copy = SpooledTrace::FromFd(fd, path, spool_limits);
+      ::close(fd);
+    }
+    if (!copy.ok()) {
+      err << "tracelint: " << EscapeTerminal(std::string(copy.status().message())) << "\n";
+      return kExitUnreadable;
+    }
+    if ((*copy)->cut_warning()) notes.push_back(*(*copy)->cut_warning());
+    labels[(*copy)->path()] = path;
+    path = (*copy)->path();
+    spooled.push_back(std::move(*copy));
+  }
+  const bool from_stdin = args.path == "-";
+
   PipelineOptions pipeline;
   pipeline.discovery.span = args.span;
   pipeline.discovery.run = args.run;
@@ -164,6 +222,8 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   pipeline.load.cores = args.threads;
   if (args.split_bytes > 0) pipeline.load.parse.split_bytes = static_cast<size_t>(args.split_bytes);
   pipeline.load.parse.limits = args.limits;
+  pipeline.load.parse.ledger = ledger.get();
+  pipeline.path_labels = labels;
   pipeline.parse_only = args.list;
   const OutputFormat* format = FindReportFormat(args.format);
   pipeline.keep_events = (format != nullptr && format->needs_events) || !args.annotate.empty();
@@ -180,14 +240,17 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
                      : absl::StatusOr<AnalyzedRun>(discovery.status());
   progress.Finish();
   if (!analyzed.ok()) {
-    err << "tracelint: " << EscapeTerminal(std::string(analyzed.status().message())) << "\n";
+    err << "tracelint: "
+        << EscapeTerminal(Relabel(std::string(analyzed.status().message()), labels)) << "\n";
     return kExitUnreadable;
   }
   if (args.list) {
     absl::Status s = WriteReport(ListRunsText(*analyzed), args.output, out);
+    PrintWriteError(err, s);
     return s.ok() ? kExitOk : kExitWriteFailed;
   }
-  std::string input_label = stdin_trace ? "-" : fmt::format("{}", fmt::join(paths, " "));
+  std::string input_label =
+      from_stdin ? "-" : Relabel(fmt::format("{}", fmt::join(paths, " ")), labels);
   if (analyzed->several_runs()) {
     err << "tracelint: " << SeveralRunsMessage(input_label, *analyzed);
     return kExitUsage;
@@ -221,6 +284,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     err << "tracelint: note: " << why << "\n";
     input.warnings.push_back(why);
   }
+  for (const std::string& note : notes) input.warnings.push_back(note);
   input.options.top_n = args.top_n;
   input.options.batch_size = args.batch_size;
   input.options.price_per_hour = args.price_per_hour;
@@ -241,8 +305,10 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   input.sarif.anchor = args.sarif_anchor;
   FillProvenance(args, registry, *rules, *analyzed, input);
 
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = notes;
   int exit_code = RunHealth(*analyzed, warnings);
+  // A copy cut at a limit analysed part of the input.
+  if (!notes.empty()) exit_code = CombineExitCodes(exit_code, kExitDamaged);
   for (const std::string& w : warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
 
   // A run nobody can judge is never a silent pass (exit 5), and a tripped
@@ -284,12 +350,21 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   if (!args.annotate.empty()) {
-    std::ofstream file(args.annotate, std::ios::binary | std::ios::trunc);
-    absl::Status s = file ? WriteAnnotatedTrace(input, file)
-                          : absl::UnavailableError(fmt::format("cannot write {}", args.annotate));
-    if (s.ok() && !file.flush()) s = absl::UnavailableError(fmt::format("cannot write {}", args.annotate));
+    AnnotateOptions annotate;
+    annotate.limits = args.limits;
+    // Where each rank's events are read again: a copy's own path.
+    std::map<std::string, std::string> copy_of;
+    for (const auto& [copy, label] : labels) copy_of[label] = copy;
+    for (const Timeline* tl : input.ranks) {
+      auto it = copy_of.find(tl->metadata().source_path);
+      annotate.source_paths.push_back(it != copy_of.end() ? it->second : "");
+    }
+    absl::Status s = WriteAnnotated(input, args.annotate, annotate, err);
     if (!s.ok()) {
-      err << "tracelint: --annotate: " << s.message() << "\n";
+      if (!IsQuietWriteError(s)) {
+        err << "tracelint: --annotate: "
+            << EscapeTerminal(Relabel(std::string(s.message()), labels)) << "\n";
+      }
       exit_code = CombineExitCodes(exit_code, kExitWriteFailed);
     }
   }
@@ -297,7 +372,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // SARIF, a list of results, has no place for it.
   std::string report = Render(args.format, input);
   if (absl::Status s = WriteReport(report, args.output, out); !s.ok()) {
-    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    PrintWriteError(err, s);
     return CombineExitCodes(exit_code, kExitWriteFailed);
   }
   return exit_code;
@@ -343,12 +418,16 @@ void DeclareReportFlags(CommandFlags& f, AnalyzeArgs& a, bool step_rows_option) 
           OutputOnly());
   f.Value("--top", a.top_n, "rows in the top-kernel/op tables and findings shown",
           Checked(AtLeast(1)));
-  f.Value("--batch-size", a.batch_size, "samples per step per rank (samples/s)");
+  f.Value("--batch-size", a.batch_size, "samples per step per rank (samples/s)",
+          Checked(AtLeast(0)));
   f.Value("--price-per-hour", a.price_per_hour,
-          "price of all machines of the run per hour (samples per dollar)");
+          "price of all machines of the run per hour (samples per dollar)",
+          Checked(FiniteAtLeastZero()));
   DeclareRuleFlags(f, a.engine);
   DeclareLimitFlags(f, a.limits);
-  f.Value("--threads", a.threads, "cores to use (0 = all)", Checked(AtLeast(0)));
+  f.Value("--threads", a.threads,
+          fmt::format("cores to use (0 = all; at most {})", kMaxThreads),
+          Checked(Between(0, kMaxThreads)));
   OptionTraits split;
   split.hidden = true;
   f.Value("--split-bytes", a.split_bytes,

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <new>
 #include <optional>
 
 #include "absl/strings/string_view.h"
@@ -88,7 +90,14 @@ void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
   // Links inside the searched path stay inside the scanned tree.
   PipelineOptions options = pipeline;
   options.discovery.scan_root = slot.root;
-  absl::StatusOr<AnalyzedRun> analyzed = AnalyzeRunAt(slot.path, registry, rules, options);
+  absl::StatusOr<AnalyzedRun> analyzed = absl::UnknownError("not analysed");
+  try {
+    analyzed = AnalyzeRunAt(slot.path, registry, rules, options);
+  } catch (const std::bad_alloc&) {
+    // One run that exhausts memory is its own row; the others go on.
+    analyzed = absl::ResourceExhaustedError(
+        OutOfMemoryText(slot.path, LedgerOf(options.load.parse)));
+  }
   if (!analyzed.ok()) {
     add(0).row = ErrorRow(slot.path, analyzed.status());
   } else if (!analyzed->several_runs()) {
@@ -110,8 +119,12 @@ void AnalyzeOne(RunSlot& slot, int64_t index, const RuleRegistry& registry,
               ? (std::filesystem::path(first.path).parent_path()).string()
               : fmt::format("{} (run {}: {})", slot.path, g + 1,
                             std::filesystem::path(first.path).filename().string());
-      absl::StatusOr<AnalyzedRun> one =
-          AnalyzeDiscovered(analyzed->RunDiscovery(g), registry, rules, pipeline);
+      absl::StatusOr<AnalyzedRun> one = absl::UnknownError("not analysed");
+      try {
+        one = AnalyzeDiscovered(analyzed->RunDiscovery(g), registry, rules, pipeline);
+      } catch (const std::bad_alloc&) {
+        one = absl::ResourceExhaustedError(OutOfMemoryText(label, LedgerOf(options.load.parse)));
+      }
       rec.row = one.ok() ? RowOf(label, *one, rec.warnings) : ErrorRow(label, one.status());
     }
   }
@@ -140,6 +153,9 @@ std::string ConfigHash(const BatchArgs& args, const PreparedRules& rules) {
     parts.push_back(fmt::format("max-decompressed-bytes {}", *limits.max_decompressed_bytes));
   }
   if (limits.max_events) parts.push_back(fmt::format("max-events {}", *limits.max_events));
+  if (limits.max_memory_bytes) {
+    parts.push_back(fmt::format("max-memory {}", *limits.max_memory_bytes));
+  }
   if (limits.max_string_bytes != defaults.max_string_bytes) {
     parts.push_back(fmt::format("max-string-bytes {}", limits.max_string_bytes));
   }
@@ -277,10 +293,15 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   // Runs take the cores in equal shares; one memory budget covers every
   // file being parsed across the runs.
   MemoryBudget budget(MemoryBudget::DefaultBytes());
+  // One ledger for every run: what their timelines hold, together, against
+  // the memory budget; a run over it stops (its row says so), the others
+  // are read whole.
+  std::unique_ptr<MemoryLedger> ledger = MakeLedger(args.limits);
   PipelineOptions pipeline;
   pipeline.load.cores = std::max(1, cores / jobs);
   pipeline.load.shared_budget = &budget;
   pipeline.load.parse.limits = args.limits;
+  pipeline.load.parse.ledger = ledger.get();
   pipeline.discovery.follow_links = args.follow_links;
   ProgressLine progress(err, IsTerminal(err));
   std::atomic<size_t> runs_done{0};
@@ -341,7 +362,7 @@ int RunBatch(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
   text += ShardEndRecord(info, static_cast<int64_t>(records.size()));
   if (absl::Status s = WriteReport(text, args.output, out); !s.ok()) {
-    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    PrintWriteError(err, s);
     return CombineExitCodes(exit_code, kExitWriteFailed);
   }
   return exit_code;
@@ -368,9 +389,12 @@ CLI::App* DeclareBatchCommand(CLI::App& app, OptionTable& table, BatchArgs& b) {
   width.default_text = "";
   f.Value("--width", b.width,
           "text: columns per line (default: the terminal's, else COLUMNS; 0: no limit)", width);
-  f.Value("-j,--jobs", b.jobs, "runs analysed at once (0 = as many as cores)",
-          Checked(AtLeast(0)));
-  f.Value("--threads", b.threads, "cores for the whole batch (0 = all)", Checked(AtLeast(0)));
+  f.Value("-j,--jobs", b.jobs,
+          fmt::format("runs analysed at once (0 = as many as cores; at most {})", kMaxThreads),
+          Checked(Between(0, kMaxThreads)));
+  f.Value("--threads", b.threads,
+          fmt::format("cores for the whole batch (0 = all; at most {})", kMaxThreads),
+          Checked(Between(0, kMaxThreads)));
   f.Value("--max-depth", b.max_depth, "directory levels searched for runs", Checked(AtLeast(0)));
   f.Value("--sort", b.sort,
           "row order: path (as found) or a column (run, status, device, start, ranks, steps, "

@@ -136,7 +136,7 @@ int FinishBatch(std::vector<BatchRecord> records, const BatchView& view, const B
   table->options_json = options_json;
   table->width_columns = BatchWidth(args, out);
   if (absl::Status s = WriteReport(RenderBatch(*table, args.format), args.output, out); !s.ok()) {
-    err << "tracelint: " << EscapeTerminal(std::string(s.message())) << "\n";
+    PrintWriteError(err, s);
     return CombineExitCodes(exit_code, kExitWriteFailed);
   }
   return exit_code;
@@ -208,6 +208,8 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   // Records by slot; a shard given twice counts once.
+  std::map<int64_t, int> slot_shard;
+  for (const BatchSlot& slot : first.slots) slot_shard[slot.index] = slot.shard;
   std::map<int, const ShardFile*> by_shard;
   std::map<int64_t, std::vector<const BatchRecord*>> by_slot;
   for (const ShardFile& f : files) {
@@ -217,7 +219,25 @@ int RunBatchMerge(const BatchArgs& args, std::ostream& out, std::ostream& err) {
                             f.info.shards, it->second->path));
       continue;
     }
-    for (const BatchRecord& rec : f.records) by_slot[rec.index].push_back(&rec);
+    for (const BatchRecord& rec : f.records) {
+      // A record belongs to one slot of this shard, once: a line copied
+      // twice, or a record of another shard's run, would count a run twice.
+      auto slot = slot_shard.find(rec.index);
+      if (slot == slot_shard.end() || slot->second != f.info.shard) {
+        Warn(err, fmt::format("{}: a record for run #{} that is not shard {}/{}'s; ignored",
+                              f.path, rec.index, f.info.shard, f.info.shards));
+        continue;
+      }
+      std::vector<const BatchRecord*>& recs = by_slot[rec.index];
+      bool repeated = std::any_of(recs.begin(), recs.end(),
+                                  [&](const BatchRecord* r) { return r->sub == rec.sub; });
+      if (repeated) {
+        Warn(err, fmt::format("{}: the record for {} appears more than once; read once", f.path,
+                              rec.row.run));
+        continue;
+      }
+      recs.push_back(&rec);
+    }
   }
   int shards = first.info.shards;
   std::set<int> shards_with_runs;

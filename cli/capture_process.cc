@@ -238,6 +238,9 @@ ChildResult RunChild(const std::vector<std::string>& command,
     ::close(fds[0]);
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGTERM, &old_term, nullptr);
+    // tracelint ignores SIGPIPE (main.cc); an ignored signal stays ignored
+    // across exec, and the program must run as it would without us.
+    ::signal(SIGPIPE, SIG_DFL);
     ::execvpe(argv[0], argv.data(), envp.data());
     int e = errno;
     (void)!::write(fds[1], &e, sizeof(e));

@@ -1,5 +1,7 @@
 #include "cli/cli_docs.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "fmt/format.h"
@@ -231,6 +233,34 @@ CLI::Validator AtLeast(int64_t min) {
         return {};
       },
       fmt::format("INT>={}", min));
+}
+
+CLI::Validator Between(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& value) -> std::string {
+        int64_t v = 0;
+        if (!CLI::detail::lexical_cast(value, v)) {
+          return fmt::format("must be a whole number, not '{}'", value);
+        }
+        if (v < min || v > max) {
+          return fmt::format("must be from {} to {}, not {}", min, max, v);
+        }
+        return {};
+      },
+      fmt::format("INT in [{}, {}]", min, max));
+}
+
+CLI::Validator FiniteAtLeastZero() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(value, v) || !std::isfinite(v)) {
+          return fmt::format("must be a finite number, not '{}'", value);
+        }
+        if (v < 0) return fmt::format("must be at least 0, not {}", value);
+        return {};
+      },
+      "NUMBER>=0");
 }
 
 std::optional<std::string> CompletionScript(const CLI::App& app, const OptionTable& table,

@@ -22,6 +22,10 @@ namespace tracelint {
 // A whole number of at least `min`; the error reads "must be at least 1,
 // not 0" (CLI11 prefixes the option: "--top: must be at least 1, not 0").
 CLI::Validator AtLeast(int64_t min);
+// A whole number from `min` to `max` ("must be from 0 to 1024, not 5000").
+CLI::Validator Between(int64_t min, int64_t max);
+// A finite number >= 0 (NaN, inf and negative values are usage errors).
+CLI::Validator FiniteAtLeastZero();
 
 // Completion scripts: shell is "bash", "zsh" or "fish"; nullopt otherwise.
 std::optional<std::string> CompletionScript(const CLI::App& app, const OptionTable& table,

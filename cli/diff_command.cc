@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/run_pipeline.h"
 #include "cli/run_selection.h"
+#include "analyzer/base/worker_pool.h"
 #include "cli/report_output.h"
 #include "cli/terminal.h"
 #include "analyzer/engine/registry.h"
@@ -165,7 +166,7 @@ int RunDiffCommand(const DiffArgs& args, std::ostream& out, std::ostream& err) {
   if (format == nullptr) format = &DiffFormats().front();
   std::string text = format->render(*diff, DiffWidth(args, out));
   if (absl::Status s = WriteReport(text, args.output, out); !s.ok()) {
-    err << "tracelint: " << s.message() << "\n";
+    PrintWriteError(err, s);
     return kExitWriteFailed;
   }
   if (diff->gate_tripped) exit_code = CombineExitCodes(exit_code, kExitFindingsGate);
@@ -205,7 +206,9 @@ CLI::App* DeclareDiffCommand(CLI::App& app, OptionTable& table, DiffArgs& d) {
           "exit 1 when the step time's 95% lower bound rose by more than PCT percent", regression);
   DeclareRuleFlags(f, d.engine);
   DeclareLimitFlags(f, d.limits);
-  f.Value("--threads", d.threads, "cores to use (0 = all)", Checked(AtLeast(0)));
+  f.Value("--threads", d.threads,
+          fmt::format("cores to use (0 = all; at most {})", kMaxThreads),
+          Checked(Between(0, kMaxThreads)));
   return diff;
 }
 

@@ -44,9 +44,14 @@ void DeclareLimitFlags(CommandFlags& command, ParseLimits& limits) {
            "before (default for gzip: 100x the file, at least 1G; plain files: none; 0: none)",
            [&limits](uint64_t v) { limits.max_decompressed_bytes = v; });
   AddLimit(command, "--max-events", "N",
-           "stop reading a trace after this many events (default: what fits half the RAM "
-           "at 160 bytes an event; 0: none)",
+           "stop reading a trace after this many events (default: none; the memory budget "
+           "bounds them)",
            [&limits](uint64_t v) { limits.max_events = static_cast<int64_t>(v); });
+  AddLimit(command, "--max-memory", "SIZE",
+           "memory the traces being read may hold; reading stops there and what came before "
+           "is analysed (default: half the smallest of RAM, ulimit -v and the container's "
+           "limit; 0: none)",
+           [&limits](uint64_t v) { limits.max_memory_bytes = v; });
   AddLimit(command, "--max-string-bytes", "SIZE",
            "drop events holding a longer JSON string (default 16M; 0: none)",
            [&limits](uint64_t v) { limits.max_string_bytes = v; });

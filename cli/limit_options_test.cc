@@ -46,7 +46,7 @@ TEST(LimitOptions, FlagsSetTheLimitsAndBadValuesAreUsageErrors) {
   OptionTable table;
   CommandFlags flags(app, table.AddCommand("t", ""));
   DeclareLimitFlags(flags, limits);
-  EXPECT_EQ(table.Find("t")->options.size(), 4u);
+  EXPECT_EQ(table.Find("t")->options.size(), 5u);
   app.parse(std::vector<std::string>{"--max-nesting-depth=9", "--max-string-bytes=1M",
                                      "--max-events=unlimited",
                                      "--max-decompressed-bytes=4G"});  // reversed argv

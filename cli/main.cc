@@ -2,10 +2,12 @@
 // main stays tiny: each command declares its flags next to its code (into the
 // option table, option_table.h) and runs from a testable function.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +23,15 @@
 #include "cli/help_command.h"
 #include "cli/mcp_command.h"
 #include "cli/option_table.h"
+#include "cli/output_file.h"
+#include "cli/report_output.h"
 #include "cli/rules_command.h"
+
+namespace {
+
+int RunCommand(int argc, char** argv);
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tracelint;
@@ -31,6 +41,40 @@ int main(int argc, char** argv) {
   if (::fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
     ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
+  // A reader that goes away (`| head -c1`) makes writes fail with EPIPE
+  // instead of killing the process mid-write; the exit is then 6, quietly
+  // (docs/design/contract.md, "Exit codes, added").
+  ::signal(SIGPIPE, SIG_IGN);
+  // std::cout through a buffer that keeps why a write failed, for every
+  // command (rules, --help, completions, ...): checked once at the end.
+  FdStreamBuf stdout_buf(STDOUT_FILENO);
+  std::streambuf* previous = std::cout.rdbuf(&stdout_buf);
+  int code;
+  try {
+    code = RunCommand(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tracelint: out of memory: the allocator refused memory (a limit tracelint "
+                 "could not see, or other processes' memory); lower the budget with "
+                 "--max-memory SIZE\n";
+    code = kExitUnreadable;
+  }
+  std::cout.flush();
+  bool written = stdout_buf.Finish() && std::cout.good();
+  std::cout.rdbuf(previous);
+  if (!written) {
+    absl::Status s = WriteFailedStatus("the output", "standard output",
+                                       stdout_buf.error() != 0 ? stdout_buf.error() : EIO);
+    // A command that reported its own write error has said it already.
+    if (code != kExitWriteFailed) PrintWriteError(std::cerr, s);
+    code = CombineExitCodes(code, kExitWriteFailed);
+  }
+  return code;
+}
+
+namespace {
+
+int RunCommand(int argc, char** argv) {
+  using namespace tracelint;
   CLI::App app{"tracelint: finds what wastes GPU time in profiler traces, ranked by the step "
                "time you would win back",
                "tracelint"};
@@ -89,3 +133,5 @@ int main(int argc, char** argv) {
   int code = RunHelpCommands(app, table, help, h, version, std::cout, std::cerr);
   return code >= 0 ? code : kExitUsage;
 }
+
+}  // namespace

@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include "analyzer/base/worker_pool.h"
+
 namespace tracelint {
 
 bool IsTerminal(const std::ostream& err) { return &err == &std::cerr && ::isatty(2) == 1; }
@@ -30,7 +32,8 @@ void ProgressLine::Update(const std::string& text) {
 
 void ProgressLine::ShowAfterDelay(const std::string& text) {
   if (!enabled_) return;
-  delayed_ = std::thread([this, text] {
+  // No thread to spare: no delayed line, nothing else lost.
+  TryStartThread(delayed_, [this, text] {
     std::unique_lock<std::mutex> lock(mu_);
     if (finished_cv_.wait_until(lock, visible_from_, [this] { return finished_; })) return;
     DrawLocked(text);

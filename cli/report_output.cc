@@ -12,6 +12,8 @@
 #include <ostream>
 #include <string_view>
 
+#include "analyzer/base/escape.h"
+#include "cli/output_file.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -68,58 +70,6 @@ absl::Status Refuse(const std::string& output, std::string_view why) {
       fmt::format("refusing to write {}: {} (write the report elsewhere)", output, why));
 }
 
-std::string ErrnoText(int err) { return err != 0 ? std::strerror(err) : "unknown error"; }
-
-absl::Status WriteFailed(const std::string& target, int err) {
-  return absl::UnavailableError(
-      fmt::format("cannot write the report to {}: {}", target, ErrnoText(err)));
-}
-
-// Writes all of `data` to `fd`; the errno of the first failure, or 0.
-int WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return 0;
-}
-
-// `name` is the target as the user gave it, for messages.
-absl::Status WriteInPlace(const std::string& report, const fs::path& target,
-                          const std::string& name) {
-  int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return WriteFailed(name, errno);
-  int err = WriteAll(fd, report);
-  if (::close(fd) != 0 && err == 0) err = errno;
-  return err == 0 ? absl::OkStatus() : WriteFailed(name, err);
-}
-
-absl::Status WriteAtomically(const std::string& report, const fs::path& target,
-                             const std::string& name) {
-  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp-XXXXXX"))
-                        .string();
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return WriteFailed(name, errno);
-  // mkstemp creates 0600; a report gets the usual permissions (umask applies).
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  int err = 0;
-  if (::fchmod(fd, 0666 & ~mask) != 0) err = errno;
-  if (err == 0) err = WriteAll(fd, report);
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err == 0 && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
-  if (err != 0) {
-    ::unlink(tmp.c_str());
-    return WriteFailed(name, err);
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status CheckOutputOutsideTraces(const std::string& output, const std::string& input_path) {
@@ -146,23 +96,68 @@ absl::Status CheckOutputOutsideTraces(const std::string& output, const std::stri
   return absl::OkStatus();
 }
 
+namespace {
+
+// The same file: one resolved path, or (both existing) one inode.
+bool SameFile(const std::string& a, const std::string& b) {
+  if (Resolved(a) == Resolved(b)) return true;
+  std::optional<FileId> ia = IdOf(Resolved(a));
+  std::optional<FileId> ib = IdOf(Resolved(b));
+  return ia && ib && *ia == *ib;
+}
+
+}  // namespace
+
+absl::Status CheckOutputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::vector<std::string>& traces,
+                          const std::vector<std::string>& others) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty() || IsStdoutPath(path)) continue;
+    for (const std::string& trace : traces) {
+      if (absl::Status s = CheckOutputOutsideTraces(path, trace); !s.ok()) return s;
+    }
+    for (const std::string& input : others) {
+      if (!input.empty() && SameFile(path, input)) {
+        return Refuse(path, fmt::format("{} names the input {}", flag, input));
+      }
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const auto& [other_flag, other_path] = outputs[j];
+      if (other_path.empty() || IsStdoutPath(other_path)) continue;
+      if (SameFile(path, other_path)) {
+        return Refuse(path, fmt::format("{} and {} name the same file", other_flag, flag));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteToStream(std::string_view text, std::ostream& out, std::string_view what) {
+  errno = 0;
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  if (out) return absl::OkStatus();
+  int err = errno;
+  if (auto* fd_buf = dynamic_cast<FdStreamBuf*>(out.rdbuf()); fd_buf != nullptr) {
+    err = fd_buf->error();
+  }
+  return WriteFailedStatus(what, "standard output", err);
+}
+
 absl::Status WriteReport(const std::string& report, const std::string& output_path,
                          std::ostream& out) {
-  if (IsStdoutPath(output_path)) {
-    errno = 0;
-    out << report;
-    out.flush();
-    if (!out) return WriteFailed("standard output", errno);
-    return absl::OkStatus();
-  }
-  const fs::path target = Resolved(output_path);
-  std::error_code ec;
-  fs::file_status st = fs::status(target, ec);
-  if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
-    if (fs::is_directory(st)) return WriteFailed(output_path, EISDIR);
-    return WriteInPlace(report, target, output_path);
-  }
-  return WriteAtomically(report, target, output_path);
+  if (IsStdoutPath(output_path)) return WriteToStream(report, out, "the report");
+  absl::StatusOr<std::unique_ptr<OutputFile>> file =
+      OutputFile::Open(output_path, "the report", /*gzip=*/false);
+  if (!file.ok()) return file.status();
+  (*file)->stream() << report;
+  return (*file)->Commit();
+}
+
+void PrintWriteError(std::ostream& err, const absl::Status& status) {
+  if (status.ok() || IsQuietWriteError(status)) return;
+  err << "tracelint: " << EscapeTerminal(std::string(status.message())) << "\n";
 }
 
 }  // namespace tracelint

@@ -1,6 +1,7 @@
 #include "cli/run_pipeline.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/steps.h"
+#include "analyzer/base/worker_pool.h"
 #include "cli/exit_codes.h"
 #include "fmt/format.h"
 
@@ -46,7 +48,35 @@ absl::StatusOr<AnalyzedRun> ListOnly(AnalyzedRun analyzed, const PipelineOptions
   return analyzed;
 }
 
+// Names every copy as the user did, in what the run carries out.
+void ApplyLabels(AnalyzedRun& analyzed, const PathLabels& labels) {
+  if (labels.empty()) return;
+  for (std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+    auto it = labels.find(tl->metadata().source_path);
+    if (it != labels.end()) tl->mutable_metadata().source_path = it->second;
+  }
+  for (RunFileFacts& f : analyzed.file_facts) f.path = Relabel(f.path, labels);
+  for (std::string& w : analyzed.run.warnings) w = Relabel(w, labels);
+  for (std::string& n : analyzed.discovery.notes) n = Relabel(n, labels);
+}
+
+absl::Status RelabelStatus(const absl::Status& s, const PathLabels& labels) {
+  if (s.ok() || labels.empty()) return s;
+  return absl::Status(s.code(), Relabel(std::string(s.message()), labels));
+}
+
 }  // namespace
+
+std::string Relabel(std::string text, const PathLabels& labels) {
+  for (const auto& [path, label] : labels) {
+    if (path.empty()) continue;
+    for (size_t at = text.find(path); at != std::string::npos;
+         at = text.find(path, at + label.size())) {
+      text.replace(at, path.size(), label);
+    }
+  }
+  return text;
+}
 
 std::vector<AnalysisContext*> AnalyzedRun::ContextPointers() const {
   std::vector<AnalysisContext*> out;
@@ -81,13 +111,22 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
                                               const PipelineOptions& options) {
   AnalyzedRun analyzed;
   analyzed.discovery = std::move(discovery);
-  if (options.parse_only) return ListOnly(std::move(analyzed), options);
+  if (options.parse_only) {
+    absl::StatusOr<AnalyzedRun> listed = ListOnly(std::move(analyzed), options);
+    if (!listed.ok()) return RelabelStatus(listed.status(), options.path_labels);
+    ApplyLabels(*listed, options.path_labels);
+    return listed;
+  }
   if (analyzed.discovery.runs_to_pick) {
     // Several TensorBoard runs and no --run: listed from each file's cheap
     // facts, never parsed all for a refusal (or for batch, which analyses
     // them one by one: RunDiscovery). Only one readable: that one.
     absl::StatusOr<AnalyzedRun> listed = ListOnly(std::move(analyzed), options);
-    if (!listed.ok() || listed->several_runs() || listed->grouping.runs.empty()) return listed;
+    if (!listed.ok()) return RelabelStatus(listed.status(), options.path_labels);
+    if (listed->several_runs() || listed->grouping.runs.empty()) {
+      ApplyLabels(*listed, options.path_labels);
+      return listed;
+    }
     return AnalyzeDiscovered(listed->RunDiscovery(0), registry, rules, options);
   }
 
@@ -108,16 +147,27 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     // by side.
     w.context->steps();
     w.context->device_activity();
-    std::optional<std::thread> metrics;
-    if (cores > 1) {
-      metrics.emplace([&w] { w.context->step_metrics(); });
-    } else {
+    std::thread metrics;
+    std::exception_ptr metrics_error;
+    if (cores <= 1 || !TryStartThread(metrics, [&w, &metrics_error] {
+          try {
+            w.context->step_metrics();
+          } catch (...) {
+            metrics_error = std::current_exception();
+          }
+        })) {
       w.context->step_metrics();
     }
-    w.context->idle_attribution();
-    w.context->trace_integrity();
-    w.outcomes = EvaluateRank(registry, rules, *w.context);
-    if (metrics) metrics->join();
+    try {
+      w.context->idle_attribution();
+      w.context->trace_integrity();
+      w.outcomes = EvaluateRank(registry, rules, *w.context);
+    } catch (...) {
+      if (metrics.joinable()) metrics.join();
+      throw;
+    }
+    if (metrics.joinable()) metrics.join();
+    if (metrics_error) std::rethrow_exception(metrics_error);
     if (release_events) {
       w.context->step_collectives();  // for Rule::CrossRankEvidence
       w.context->memory_usage();      // for the report's memory lines
@@ -129,8 +179,9 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
   };
   load.on_parsed = analyse_rank;
   absl::StatusOr<Run> run = LoadRun(analyzed.discovery, load);
-  if (!run.ok()) return run.status();
+  if (!run.ok()) return RelabelStatus(run.status(), options.path_labels);
   analyzed.run = std::move(*run);
+  ApplyLabels(analyzed, options.path_labels);
   for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
     analyzed.file_facts.push_back(FactsOf(*tl));
   }

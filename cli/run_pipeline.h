@@ -2,6 +2,7 @@
 #define TRACELINT_CLI_RUN_PIPELINE_H_
 
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,14 @@
 
 namespace tracelint {
 
+// Inputs read from a temporary copy (stdin, a pipe): the copy's path -> the
+// name the user gave ("-", "/dev/fd/63"). Messages, reports and the run's
+// file list show the name, never the copy.
+using PathLabels = std::map<std::string, std::string>;
+
+// `text` with every copy's path replaced by its name.
+std::string Relabel(std::string text, const PathLabels& labels);
+
 struct PipelineOptions {
   DiscoveryOptions discovery;
   LoadOptions load;
@@ -27,6 +36,7 @@ struct PipelineOptions {
   // Keep every rank's events after its analysis (the HTML timeline and
   // --annotate read them); otherwise a multi-rank run frees them.
   bool keep_events = false;
+  PathLabels path_labels;
 };
 
 // One run, analysed: what `analyze` reports and `batch` summarizes.

@@ -1,5 +1,7 @@
 #include "parsers/format_registry.h"
 
+#include <zlib.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -74,7 +76,57 @@ std::optional<std::string> NamedNonTrace(std::string_view head) {
   return std::nullopt;
 }
 
+// The first decompressed bytes of a gzip head (fewer when it is damaged or
+// short).
+std::string InflateHead(std::string_view gz, size_t max_bytes) {
+  std::string out(max_bytes, '\0');
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return {};
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  while (z.avail_out > 0 && z.avail_in > 0) {
+    int rc = inflate(&z, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END && z.avail_in > 0) {
+      inflateReset(&z);  // the next member
+      continue;
+    }
+    if (rc != Z_OK) break;
+  }
+  out.resize(out.size() - z.avail_out);
+  inflateEnd(&z);
+  return out;
+}
+
 }  // namespace
+
+InputFormat SniffTraceHead(std::string_view raw_head, std::string* why) {
+  std::string inflated;
+  std::string_view head = raw_head;
+  const bool gzip = raw_head.size() >= 2 && static_cast<unsigned char>(raw_head[0]) == 0x1f &&
+                    static_cast<unsigned char>(raw_head[1]) == 0x8b;
+  if (gzip) {
+    inflated = InflateHead(raw_head, kSniffBytes);
+    head = inflated;
+  }
+  for (const FormatEntry& entry : AllFormats()) {
+    if (entry.sniff(head)) return entry.format;
+  }
+  size_t first = head.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  first = head.find_first_not_of(" \t\r\n", first);
+  std::optional<std::string> named = NamedNonTrace(head);
+  if (!named && first != std::string_view::npos && (head[first] == '{' || head[first] == '[')) {
+    return InputFormat::kKinetoJson;
+  }
+  if (why != nullptr) {
+    *why = named                            ? *named
+           : raw_head.empty()               ? "empty input; expected a trace"
+           : gzip && inflated.empty()       ? "gzip data that does not inflate: not a trace"
+                                            : "not a trace: " + ExpectedInputText();
+  }
+  return InputFormat::kUnknown;
+}
 
 absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path) {
   absl::StatusOr<std::string> head = ReadHead(path, kSniffBytes);

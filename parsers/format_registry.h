@@ -68,6 +68,14 @@ absl::StatusOr<InputFormat> SniffTraceFile(const std::string& path);
 // the xplane.pb it renders), or "not a trace: expected ...".
 absl::Status UnknownFormatError(const std::string& path);
 
+// The format of input whose first bytes are `raw_head` (gzip looked
+// through), as far as a head can tell, for input that is not a file yet
+// (stdin, a pipe): a JSON object or array whose known keys lie beyond the
+// head counts as kKinetoJson (SniffTraceFile looks further once the file is
+// there). kUnknown: not a trace, and `why` (when given) says what it is
+// ("empty input", a named non-trace, "not a trace: expected ...").
+InputFormat SniffTraceHead(std::string_view raw_head, std::string* why = nullptr);
+
 // Sniffs, then parses with the matching format. Unknown content:
 // UnknownFormatError.
 absl::StatusOr<Timeline> ParseTraceFile(const std::string& path, const ParseOptions& options);

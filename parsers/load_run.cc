@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <memory>
+#include <new>
 #include <tuple>
 
 #include "fmt/format.h"
@@ -91,16 +92,26 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
         if (parse.threads == 0) parse.threads = threads[i];
         size_t bytes = EstimateParseBytes(files[i]);
         budget.Acquire(bytes);
-        absl::StatusOr<Timeline> tl = ParseOne(files[i], parse);
-        budget.Release(bytes);
-        if (!tl.ok()) {
-          results[i] = tl.status();
-          return;
+        // The allocator failing (a limit lower than the budget knew of,
+        // or memory other processes took) fails this file with a message
+        // that says so, never the process.
+        try {
+          absl::StatusOr<Timeline> tl = ParseOne(files[i], parse);
+          budget.Release(bytes);
+          bytes = 0;
+          if (!tl.ok()) {
+            results[i] = tl.status();
+            return;
+          }
+          auto owned = std::make_unique<Timeline>(std::move(*tl));
+          AddNoStepMarkersNote(*owned);
+          if (options.on_parsed) options.on_parsed(*owned, parse.threads);
+          results[i] = std::move(owned);
+        } catch (const std::bad_alloc&) {
+          budget.Release(bytes);
+          results[i] = absl::ResourceExhaustedError(
+              OutOfMemoryText(files[i].path, LedgerOf(parse)));
         }
-        auto owned = std::make_unique<Timeline>(std::move(*tl));
-        AddNoStepMarkersNote(*owned);
-        if (options.on_parsed) options.on_parsed(*owned, parse.threads);
-        results[i] = std::move(owned);
       });
     }
     pool.Wait();

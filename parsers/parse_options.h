@@ -4,9 +4,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 
+#include "analyzer/base/byte_size.h"
 #include "analyzer/base/memory_budget.h"
+#include "fmt/format.h"
 
 namespace tracelint {
 
@@ -22,9 +26,13 @@ struct ParseLimits {
   // value given caps them too.
   std::optional<uint64_t> max_decompressed_bytes;
   // Trace events read from one file; reading stops after that many.
-  // nullopt: as many as fit the memory budget (MemoryBudget::DefaultBytes,
-  // half the RAM) at kParseBytesPerEvent each.
+  // nullopt: no count; the memory budget bounds what the events hold.
   std::optional<int64_t> max_events;
+  // The memory budget (docs/design/contract.md, "Memory budget"): what the
+  // timelines being read may hold together, by the builder's own
+  // accounting (MemoryLedger). nullopt: half the smallest of RAM,
+  // RLIMIT_AS/RLIMIT_DATA and the cgroup's limit; 0: none.
+  std::optional<uint64_t> max_memory_bytes;
   // Longest JSON string (bytes, escaped as written) in one event; an event
   // holding a longer one is dropped and counted.
   uint64_t max_string_bytes = uint64_t{16} << 20;
@@ -32,10 +40,6 @@ struct ParseLimits {
   // braces are level 1; Kineto writes 3-4); deeper events are dropped.
   int64_t max_nesting_depth = 64;
 };
-
-// Peak parse memory per event (bench/README.md: ~135-155 bytes per slice
-// while parsing, ~96 in the finished timeline), rounded up.
-inline constexpr uint64_t kParseBytesPerEvent = 160;
 
 // The decompressed-byte cap for an input of `file_bytes` on disk; 0 = none.
 inline uint64_t ResolveMaxDecompressedBytes(const ParseLimits& limits, uint64_t file_bytes,
@@ -48,8 +52,7 @@ inline uint64_t ResolveMaxDecompressedBytes(const ParseLimits& limits, uint64_t 
 
 // The event cap; 0 = none.
 inline int64_t ResolveMaxEvents(const ParseLimits& limits) {
-  if (limits.max_events) return *limits.max_events;
-  return static_cast<int64_t>(MemoryBudget::DefaultBytes() / kParseBytesPerEvent);
+  return limits.max_events.value_or(0);
 }
 
 struct ParseOptions {
@@ -65,7 +68,55 @@ struct ParseOptions {
   // is rejected as damaged instead of growing memory without bound.
   size_t max_document_bytes = size_t{1} << 30;
   ParseLimits limits;
+  // The ledger the timeline being read is charged to, shared by every file
+  // of a command (MakeLedger); nullptr: MemoryLedger::Default(), the
+  // process's budget.
+  MemoryLedger* ledger = nullptr;
 };
+
+// The ledger for `limits`: the process's own unless --max-memory gave a
+// value, which replaces the budget (0: none).
+inline std::unique_ptr<MemoryLedger> MakeLedger(const ParseLimits& limits) {
+  if (!limits.max_memory_bytes) {
+    return std::make_unique<MemoryLedger>(ProcessMemoryLimits().BudgetBytes(),
+                                          ProcessMemoryLimits().Describe());
+  }
+  return std::make_unique<MemoryLedger>(*limits.max_memory_bytes, "--max-memory");
+}
+
+// limit_reached's text when a read stopped at the memory budget, holding
+// `held_bytes`.
+inline std::string MemoryLimitText(const MemoryLedger& ledger, uint64_t held_bytes) {
+  return fmt::format(
+      "stopped at the memory budget of {} ({}): the events read so far hold {}; raise it with "
+      "--max-memory SIZE (0: no limit), or read fewer events with --max-events N",
+      HumanByteSize(ledger.limit_bytes()), ledger.why(), HumanByteSize(held_bytes));
+}
+
+// The error when the allocator failed while `path` was read or analysed.
+inline std::string OutOfMemoryText(const std::string& path, const MemoryLedger& ledger) {
+  return fmt::format(
+      "{}: out of memory: the allocator refused memory before the memory budget of {} ({}) was "
+      "reached (a limit tracelint could not see, or other processes' memory); lower the budget "
+      "with --max-memory SIZE",
+      path, HumanByteSize(ledger.limit_bytes()), ledger.why());
+}
+
+// The ledger options.ledger names, else the process's (for messages).
+inline const MemoryLedger& LedgerOf(const ParseOptions& options) {
+  return options.ledger != nullptr ? *options.ledger : MemoryLedger::Default();
+}
+
+// The ledger a parse charges: options.ledger; else one of its own when
+// --max-memory is set (kept in `own`); else the process's.
+inline MemoryLedger& LedgerFor(const ParseOptions& options, std::unique_ptr<MemoryLedger>& own) {
+  if (options.ledger != nullptr) return *options.ledger;
+  if (options.limits.max_memory_bytes) {
+    own = MakeLedger(options.limits);
+    return *own;
+  }
+  return MemoryLedger::Default();
+}
 
 // Parts of 1/256 of the (estimated) JSON size, between 256 KiB and 1 MiB.
 // Every part in flight, its simdjson parser's buffers and its builder scale

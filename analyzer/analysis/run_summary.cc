@@ -107,8 +107,11 @@ Verdict ComputeVerdict(const std::vector<RankSummary>& ranks) {
     if (withheld(static_cast<IdleCause>(c))) withheld_ns += worst->idle_ns[c];
   }
   auto busy = [&](StepCategory c) { return worst->breakdown_ns[static_cast<int>(c)]; };
+  // A share of the step, in [0, 1] (sums of overlapping work can pass it).
   auto share = [&](TimeNs ns) {
-    return step_ns > 0 ? static_cast<double>(ns) / static_cast<double>(step_ns) : 0.0;
+    return step_ns > 0
+               ? std::clamp(static_cast<double>(ns) / static_cast<double>(step_ns), 0.0, 1.0)
+               : 0.0;
   };
   // In tie order. Device waits on other streams and unattributed idle
   // belong to no bound: they say nothing about what to change.

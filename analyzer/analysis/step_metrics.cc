@@ -1,6 +1,7 @@
 #include "analyzer/analysis/step_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -212,28 +213,39 @@ double SmIntegral(const std::vector<std::pair<Interval, double>>& segments, Time
 
 double Ratio(double num, double den) { return den > 0 ? num / den : 0; }
 
+// A share of a whole: in [0, 1] even when the parts are sums that saturate
+// or overlap (huge in-range kernel durations summed past int64 on one side
+// of the ratio and not the other).
+double UnitShare(double num, double den) {
+  double r = Ratio(num, den);
+  return std::isfinite(r) ? std::clamp(r, 0.0, 1.0) : 0.0;
+}
+
 // Ratios and optional estimates from the raw sums.
 void Finish(DeviceMetrics& m) {
-  m.gpu_utilization = Ratio(static_cast<double>(m.kernel_busy_ns), static_cast<double>(m.step_ns));
-  m.busy_including_copies = Ratio(static_cast<double>(m.busy_ns), static_cast<double>(m.step_ns));
+  m.gpu_utilization =
+      UnitShare(static_cast<double>(m.kernel_busy_ns), static_cast<double>(m.step_ns));
+  m.busy_including_copies =
+      UnitShare(static_cast<double>(m.busy_ns), static_cast<double>(m.step_ns));
   m.est_sm_efficiency.reset();
   m.est_achieved_occupancy.reset();
   m.tensor_core_kernel_share.reset();
   m.sm_efficiency_coverage.reset();
   if (m.kernel_ns > 0) {
     m.sm_efficiency_coverage =
-        static_cast<double>(m.sm_dims_known_ns) / static_cast<double>(m.kernel_ns);
+        UnitShare(static_cast<double>(m.sm_dims_known_ns), static_cast<double>(m.kernel_ns));
   }
   if (m.sm_efficiency_known && m.step_ns > 0 &&
       m.sm_efficiency_coverage.value_or(0) >= kMinSmEfficiencyCoverage) {
-    m.est_sm_efficiency = m.sm_efficiency_ns / static_cast<double>(m.step_ns);
+    m.est_sm_efficiency = UnitShare(m.sm_efficiency_ns, static_cast<double>(m.step_ns));
   }
   if (m.occupancy_known_ns > 0) {
-    m.est_achieved_occupancy = m.occupancy_weighted_ns / static_cast<double>(m.occupancy_known_ns);
+    m.est_achieved_occupancy =
+        UnitShare(m.occupancy_weighted_ns, static_cast<double>(m.occupancy_known_ns));
   }
   if (m.kernel_ns > 0) {
-    m.tensor_core_kernel_share =
-        static_cast<double>(m.tensor_core_kernel_ns) / static_cast<double>(m.kernel_ns);
+    m.tensor_core_kernel_share = UnitShare(static_cast<double>(m.tensor_core_kernel_ns),
+                                           static_cast<double>(m.kernel_ns));
   }
 }
 
@@ -323,14 +335,14 @@ void ComputeTopLists(const Timeline& tl, const StepSet& steps,
   for (auto& [name, ks] : by_kernel) {
     ks.name = std::string(name);
     ks.mean_ns = ks.total_ns / ks.count;
-    ks.share = Ratio(static_cast<double>(ks.total_ns), total);
+    ks.share = UnitShare(static_cast<double>(ks.total_ns), total);
     ks.kernel_class = ClassifyKernel(name);
     out.top_kernels.push_back(std::move(ks));
   }
   for (auto& [name, os] : by_op) {
     os.name = std::string(name);
     os.mean_device_ns = os.count > 0 ? os.device_ns / os.count : 0;
-    os.share = Ratio(static_cast<double>(os.device_ns), total);
+    os.share = UnitShare(static_cast<double>(os.device_ns), total);
     out.top_ops.push_back(std::move(os));
   }
   // Stable sorts over name-ordered input: ties stay in name order.

@@ -323,3 +323,41 @@ TEST(StepMetrics, SmEfficiencyNeedsLaunchDimsOnMostKernelTime) {
 
 }  // namespace
 }  // namespace tracelint
+
+namespace tracelint {
+namespace {
+
+// Huge in-range kernel durations on three streams: their summed time
+// saturates int64 while the occupancy-weighted sum (a double) does not,
+// which made est_achieved_occupancy 1.5 and the JSON report fail its own
+// schema (issue 31 point 5). Every share and occupancy is clamped to [0, 1]
+// where it is computed.
+TEST(StepMetrics, SharesStayInRangeWithSaturatingSums) {
+  constexpr TimeNs kHugeUs = TimeNs{4'000'000'000'000'000};  // 4e18 ns: 2^62 is 4.6e18
+  TestTrace t;
+  t.Device(0, 100)
+      .Step(1, 0, kHugeUs + 1000)
+      .Op("aten::mm", 5, 25)
+      .Kernel("ampere_sgemm_128x64_nn", 10, 100, kHugeUs, Kern(7, 50, 100))
+      .Kernel("ampere_sgemm_128x64_nn", 11, 100, kHugeUs, Kern(8, 50, 100))
+      .Kernel("ampere_sgemm_128x64_nn", 12, 100, kHugeUs, Kern(9, 50, 100));
+  Timeline tl = std::move(t).Build();
+  AnalysisContext ctx(tl);
+  ASSERT_FALSE(ctx.step_metrics().steps.empty());
+  for (const StepRow& row : ctx.step_metrics().steps) {
+    for (const DeviceMetrics& d : row.devices) {
+      for (double v : {d.gpu_utilization, d.busy_including_copies,
+                       d.est_achieved_occupancy.value_or(0), d.est_sm_efficiency.value_or(0),
+                       d.sm_efficiency_coverage.value_or(0),
+                       d.tensor_core_kernel_share.value_or(0)}) {
+        EXPECT_GE(v, 0);
+        EXPECT_LE(v, 1);
+      }
+      ASSERT_TRUE(d.est_achieved_occupancy.has_value());
+      EXPECT_DOUBLE_EQ(*d.est_achieved_occupancy, 1.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tracelint

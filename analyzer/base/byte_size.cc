@@ -37,4 +37,13 @@ std::string FormatByteSize(uint64_t bytes) {
   return fmt::format("{}", bytes);
 }
 
+std::string HumanByteSize(uint64_t bytes) {
+  if (bytes < (uint64_t{1} << 10)) return fmt::format("{} bytes", bytes);
+  if (bytes < (uint64_t{1} << 20)) return fmt::format("{} KiB", bytes >> 10);
+  const double b = static_cast<double>(bytes);
+  if (bytes < (uint64_t{1} << 30)) return fmt::format("{:.1f} MiB", b / (1 << 20));
+  if (bytes < (uint64_t{1} << 40)) return fmt::format("{:.1f} GiB", b / (1 << 30));
+  return fmt::format("{:.1f} TiB", b / static_cast<double>(uint64_t{1} << 40));
+}
+
 }  // namespace tracelint

@@ -16,6 +16,10 @@ absl::StatusOr<int64_t> ParseByteSize(std::string_view text);
 // what a message shows so the user can type it back as a flag value.
 std::string FormatByteSize(uint64_t bytes);
 
+// "512 KiB", "1.5 GiB": a size to read, not to type back (one decimal
+// from MiB up).
+std::string HumanByteSize(uint64_t bytes);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_ANALYZER_BASE_BYTE_SIZE_H_

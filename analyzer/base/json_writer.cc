@@ -1,6 +1,9 @@
 #include "analyzer/base/json_writer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "fmt/format.h"
 
@@ -32,7 +35,25 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
   out_ += JsonEscape(key);
   out_ += "\": ";
   after_key_ = true;
+  last_key_.assign(key);
   return *this;
+}
+
+void JsonWriter::Share(double value) {
+  if (!(value >= 0 && value <= 1)) {
+#ifdef NDEBUG
+    static const bool strict = std::getenv("TRACELINT_STRICT_INVARIANTS") != nullptr;
+#else
+    constexpr bool strict = true;
+#endif
+    if (strict) {
+      std::fprintf(stderr, "tracelint: invariant broken: \"%s\" is %g, outside [0, 1]\n",
+                   last_key_.c_str(), value);
+      std::abort();
+    }
+    value = std::isnan(value) ? 0.0 : std::clamp(value, 0.0, 1.0);
+  }
+  Double(value);
 }
 
 void JsonWriter::BeginObject() {

@@ -34,6 +34,15 @@ class JsonWriter {
     value.has_value() ? Double(*value) : Null();
   }
   void StringArray(const std::vector<std::string>& values);
+  // A share, fraction or probability: a number in [0, 1]. A value outside
+  // it (a computation that forgot to clamp) aborts, naming the key, in
+  // debug builds and under TRACELINT_STRICT_INVARIANTS (every test); a
+  // release run writes it clamped (NaN as 0), so a report never fails its
+  // own schema.
+  void Share(double value);
+  void OptionalShare(const std::optional<double>& value) {
+    value.has_value() ? Share(*value) : Null();
+  }
   // A value already written as JSON (by another JsonWriter), inserted as is.
   void Raw(std::string_view json);
 
@@ -49,6 +58,7 @@ class JsonWriter {
   // One entry per open container: number of values written so far.
   std::vector<int> counts_;
   bool after_key_ = false;
+  std::string last_key_;  // for Share's message
 };
 
 

@@ -12,7 +12,23 @@ int WorkerPool::ResolveThreads(int requested) {
 WorkerPool::WorkerPool(int threads, int max_pending)
     : max_pending_(std::max(1, max_pending)) {
   if (threads <= 1) return;
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  for (int i = 0; i < threads; ++i) {
+    std::thread t;
+    if (!TryStartThread(t, [this] { Run(); })) break;
+    threads_.push_back(std::move(t));
+  }
+  // One thread is no pool: the tasks run inline, in order, as with one
+  // requested.
+  if (threads_.size() == 1) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    work_cv_.notify_all();
+    threads_[0].join();
+    threads_.clear();
+    stopping_ = false;
+  }
 }
 
 WorkerPool::~WorkerPool() {
@@ -40,6 +56,7 @@ void WorkerPool::Submit(std::function<void()> task) {
 void WorkerPool::Wait() {
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [this] { return pending_ == 0; });
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void WorkerPool::Run() {
@@ -52,9 +69,15 @@ void WorkerPool::Run() {
       task = std::move(queue_.front());
       queue_.pop_front();
     }
-    task();
+    std::exception_ptr error;
+    try {
+      task();
+    } catch (...) {
+      error = std::current_exception();
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (error && !error_) error_ = error;
       --pending_;
     }
     done_cv_.notify_all();

@@ -236,13 +236,13 @@ std::string Json(const BatchTable& t) {
     w.Key("ranks").Int(r.ranks);
     w.Key("steps").Int(r.steps);
     w.Key("mean_step_ns").Int(r.mean_step_ns);
-    w.Key("gpu_utilization").OptionalDouble(r.gpu_utilization);
+    w.Key("gpu_utilization").OptionalShare(r.gpu_utilization);
     w.Key("findings").Int(r.findings);
     w.Key("recoverable_ns_per_step").Int(r.recoverable_ns_per_step);
-    w.Key("recoverable_share").Double(r.recoverable_share);
+    w.Key("recoverable_share").Share(r.recoverable_share);
     w.Key("top_finding").String(r.top_finding);
     w.Key("top_ns_per_step").Int(r.top_ns_per_step);
-    w.Key("top_share").Double(r.top_share);
+    w.Key("top_share").Share(r.top_share);
     w.Key("device").String(r.device);
     w.Key("accelerator").String(r.accelerator);
     w.Key("devices").Int(r.devices);

@@ -255,7 +255,7 @@ void WriteFindingRef(JsonWriter& w, const DiffFinding& f) {
   w.Key("severity").String(f.severity);
   w.Key("rank").Int(f.rank);
   w.Key("recoverable_ns_per_step").Int(f.recoverable_ns_per_step);
-  w.Key("recoverable_share").Double(f.recoverable_share);
+  w.Key("recoverable_share").Share(f.recoverable_share);
   w.Key("one_time_ns").Int(f.one_time_ns);
   w.EndObject();
 }
@@ -360,7 +360,7 @@ void WriteDiffJson(JsonWriter& w, const RunDiff& d) {
       w.BeginObject();
       w.Key("method").String(c.test.exact ? "mann-whitney-exact" : "mann-whitney-normal");
       w.Key("u").Double(c.test.u);
-      w.Key("p_value").Double(c.test.p_value);
+      w.Key("p_value").Share(c.test.p_value);
       w.Key("shift").Double(c.shift.estimate);
       w.Key("shift_low").Double(c.shift.low);
       w.Key("shift_high").Double(c.shift.high);
@@ -394,7 +394,7 @@ void WriteDiffJson(JsonWriter& w, const RunDiff& d) {
       w.Key("n_base").Int(t.n_base);
       w.Key("n_new").Int(t.n_new);
       w.Key("method").String(t.test.exact ? "mann-whitney-exact" : "mann-whitney-normal");
-      w.Key("p_value").Double(t.test.p_value);
+      w.Key("p_value").Share(t.test.p_value);
       w.Key("shift_ns").Double(t.shift.estimate);
       w.Key("shift_low_ns").Double(t.shift.low);
       w.Key("shift_high_ns").Double(t.shift.high);

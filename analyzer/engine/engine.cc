@@ -309,6 +309,9 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
   }
   for (auto& [key, per_rank] : by_key) {
     for (auto& [r, f] : per_rank) {
+      // Within the invariant's rounding slack a share may pass 1 by a
+      // hair: a share is in [0, 1] wherever it is written.
+      f.recoverable_share = std::min(f.recoverable_share, 1.0);
       if (scale[r] == 1.0) continue;
       f.recoverable_share *= scale[r];
       ScaleRecoverable(f, scale[r]);

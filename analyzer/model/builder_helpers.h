@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "analyzer/base/huge_pages.h"
 #include "analyzer/base/time.h"
+#include "analyzer/base/worker_pool.h"
 #include "analyzer/model/timeline.h"
 
 namespace tracelint::builder_internal {
@@ -23,14 +26,29 @@ template <typename Scratch, typename Fn>
 void ParallelFor(int threads, size_t n, Fn fn) {
   const size_t workers = std::min<size_t>(std::max(threads, 1), n);
   std::atomic<size_t> next{0};
+  // A helper's exception (std::bad_alloc) is rethrown here once all have
+  // stopped, not left to end the process from its thread.
+  std::exception_ptr error;
+  std::mutex error_mu;
   auto run = [&] {
-    Scratch scratch;
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i, scratch);
+    try {
+      Scratch scratch;
+      for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i, scratch);
+    } catch (...) {
+      next.store(n, std::memory_order_relaxed);  // the others stop too
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+    }
   };
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < workers; ++t) helpers.emplace_back(run);
+  for (size_t t = 1; t < workers; ++t) {
+    std::thread helper;
+    if (!TryStartThread(helper, run)) break;  // fewer helpers: same result
+    helpers.push_back(std::move(helper));
+  }
   run();
   for (std::thread& t : helpers) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 struct NoScratch {};

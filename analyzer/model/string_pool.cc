@@ -18,17 +18,20 @@ std::string_view StringPool::Store(std::string_view s) {
     auto block = std::make_unique<char[]>(s.size());
     std::memcpy(block.get(), s.data(), s.size());
     std::string_view view(block.get(), s.size());
-    chunks_.insert(chunks_.begin(), std::move(block));
+    // Appended, not inserted before the shared chunk: a trace of many long
+    // names would otherwise move every chunk pointer per name.
+    chunks_.push_back(std::move(block));
     arena_bytes_ += s.size();
     return view;
   }
-  if (chunks_.empty() || chunk_used_ + s.size() > chunk_size_) {
+  if (chunk_ == nullptr || chunk_used_ + s.size() > chunk_size_) {
     chunks_.push_back(std::make_unique<char[]>(kChunkBytes));
+    chunk_ = chunks_.back().get();
     chunk_used_ = 0;
     chunk_size_ = kChunkBytes;
     arena_bytes_ += kChunkBytes;
   }
-  char* dst = chunks_.back().get() + chunk_used_;
+  char* dst = chunk_ + chunk_used_;
   std::memcpy(dst, s.data(), s.size());
   chunk_used_ += s.size();
   return std::string_view(dst, s.size());

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -21,8 +22,22 @@ inline constexpr StringId kEmptyStringId = 0;
 class StringPool {
  public:
   StringPool();
-  StringPool(StringPool&&) = default;
-  StringPool& operator=(StringPool&&) = default;
+  // A moved-from pool is empty (it must not keep filling the chunk it gave
+  // away).
+  StringPool(StringPool&& other) noexcept { *this = std::move(other); }
+  StringPool& operator=(StringPool&& other) noexcept {
+    chunks_ = std::move(other.chunks_);
+    chunk_ = std::exchange(other.chunk_, nullptr);
+    chunk_used_ = std::exchange(other.chunk_used_, 0);
+    chunk_size_ = std::exchange(other.chunk_size_, 0);
+    arena_bytes_ = std::exchange(other.arena_bytes_, 0);
+    views_ = std::move(other.views_);
+    index_ = std::move(other.index_);
+    other.chunks_.clear();
+    other.views_.clear();
+    other.index_.clear();
+    return *this;
+  }
   StringPool(const StringPool&) = delete;
   StringPool& operator=(const StringPool&) = delete;
 
@@ -36,11 +51,18 @@ class StringPool {
   size_t size() const { return views_.size(); }
   // Bytes held by the arena (for the memory report).
   size_t arena_bytes() const { return arena_bytes_; }
+  // Everything the pool holds: the arena, the views and the index.
+  size_t MemoryBytes() const {
+    return arena_bytes_ + chunks_.capacity() * sizeof(chunks_[0]) +
+           views_.capacity() * sizeof(std::string_view) +
+           index_.capacity() * (sizeof(std::pair<std::string_view, StringId>) + 1);
+  }
 
  private:
   std::string_view Store(std::string_view s);
 
   std::vector<std::unique_ptr<char[]>> chunks_;
+  char* chunk_ = nullptr;  // the shared chunk being filled (large strings have their own)
   size_t chunk_used_ = 0;
   size_t chunk_size_ = 0;
   size_t arena_bytes_ = 0;

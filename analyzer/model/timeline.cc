@@ -59,18 +59,34 @@ void Timeline::ReleaseEvents() {
   std::vector<CounterSample>().swap(counters_);
   // Every track becomes an empty range.
   track_begin_.assign(tracks_.size() + 1, 0);
+  memory_account_.Set(MemoryBytes());
 }
 
 size_t Timeline::MemoryBytes() const {
   const SliceColumns& c = slices_;
-  size_t per_slice = sizeof(TimeNs) * 2 + sizeof(TrackId) + sizeof(StringId) +
-                     sizeof(EventKind) + sizeof(uint16_t) * 2 + sizeof(SliceId) * 2 +
-                     sizeof(int64_t) * 2 + sizeof(uint32_t) * 3;
-  return c.ts_ns.capacity() * per_slice + args_.capacity() * sizeof(Arg) +
-         device_details_.capacity() * sizeof(DeviceDetails) +
-         flows_.capacity() * sizeof(Flow) +
-         counters_.capacity() * sizeof(CounterSample) + strings_.arena_bytes() +
-         strings_.size() * (sizeof(std::string_view) * 2 + sizeof(StringId));
+  size_t bytes = 0;
+  auto add = [&bytes](const auto& column) { bytes += column.capacity() * sizeof(column[0]); };
+  add(c.ts_ns);
+  add(c.dur_ns);
+  add(c.track);
+  add(c.name);
+  add(c.kind);
+  add(c.flags);
+  add(c.depth);
+  add(c.parent);
+  add(c.correlation);
+  add(c.external_id);
+  add(c.args_begin);
+  add(c.args_count);
+  add(c.details);
+  add(c.launch);
+  add(tracks_);
+  add(track_begin_);
+  add(args_);
+  add(device_details_);
+  add(flows_);
+  add(counters_);
+  return bytes + strings_.MemoryBytes();
 }
 
 }  // namespace tracelint

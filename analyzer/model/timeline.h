@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/base/memory_budget.h"
 #include "analyzer/base/time.h"
 #include "analyzer/model/diagnostics.h"
 #include "analyzer/model/event_kinds.h"
@@ -147,14 +148,25 @@ class Timeline {
   const std::vector<Flow>& flows() const { return flows_; }
   const std::vector<CounterSample>& counters() const { return counters_; }
   const RunMetadata& metadata() const { return metadata_; }
+  // For the names a run's files are shown by (a trace from stdin is "-",
+  // not its temporary copy).
+  RunMetadata& mutable_metadata() { return metadata_; }
   const ImportDiagnostics& diagnostics() const { return diagnostics_; }
   ImportDiagnostics& mutable_diagnostics() { return diagnostics_; }
 
   bool HasFlag(SliceId s, EventFlag f) const { return (slices_.flags[s] & f) != 0; }
   // Earliest start and latest end over all slices; {0,0} when empty.
   std::pair<TimeNs, TimeNs> Bounds() const;
-  // Approximate heap bytes held (for the benchmark's memory figures).
+  // Heap bytes held: every array's capacity and the interned strings.
   size_t MemoryBytes() const;
+  // Keeps `account` (the memory ledger's account its parse charged) charged
+  // with MemoryBytes() while the events are held: a finished timeline counts
+  // against the budget until ReleaseEvents or its end.
+  void KeepCharged(MemoryLedger::Account account) {
+    memory_account_ = std::move(account);
+    memory_account_.Deactivate();
+    memory_account_.Set(MemoryBytes());
+  }
 
   // Frees the events (slices, args, device details, flows, counters) once a
   // rank has been analysed, keeping what a multi-rank run's merge and report
@@ -179,6 +191,7 @@ class Timeline {
   RunMetadata metadata_;
   ImportDiagnostics diagnostics_;
   std::optional<std::pair<TimeNs, TimeNs>> released_bounds_;  // set by ReleaseEvents
+  MemoryLedger::Account memory_account_;
 };
 
 // A run: one timeline per rank, ordered by rank (then by file name).

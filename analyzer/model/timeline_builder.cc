@@ -228,6 +228,21 @@ void TimelineBuilder::FlushPending() {
   std::vector<PendingSlice>().swap(pending_);
 }
 
+size_t TimelineBuilder::MemoryBytes() const {
+  size_t bytes = strings_.MemoryBytes() + tracks_.capacity() * sizeof(Track) +
+                 track_index_.capacity() *
+                     (sizeof(std::pair<std::tuple<uint8_t, int64_t, int64_t>, TrackId>) + 1) +
+                 pending_.capacity() * sizeof(PendingSlice) + args_.capacity() * sizeof(Arg) +
+                 details_.capacity() * sizeof(DeviceDetails) +
+                 flow_points_.capacity() * sizeof(FlowPoint) +
+                 counters_.capacity() * sizeof(CounterSample);
+  SliceColumns& columns = const_cast<SliceColumns&>(merged_);
+  ForEachInputColumn(columns, columns, [&bytes](auto& column, auto&) {
+    bytes += column.capacity() * sizeof(column[0]);
+  });
+  return bytes;
+}
+
 void TimelineBuilder::ReserveScaled(double factor) {
   auto scaled = [factor](size_t n) { return static_cast<size_t>(static_cast<double>(n) * factor); };
   FlushPending();

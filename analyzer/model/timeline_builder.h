@@ -121,6 +121,12 @@ class TimelineBuilder {
   ImportDiagnostics& diagnostics() { return diagnostics_; }
   size_t slice_count() const { return merged_.size() + pending_.size(); }
   size_t arg_count() const { return args_.size(); }
+  // Slices the merged columns hold without growing (parts appended).
+  size_t slice_capacity() const { return merged_.ts_ns.capacity(); }
+  // The heap bytes this builder holds (the capacity of every array, the
+  // interned strings, tracks and their index), as charged to the memory
+  // ledger (analyzer/base/memory_budget.h). O(number of columns).
+  size_t MemoryBytes() const;
   // Makes room for this many slices added by AddSlice and args, so that
   // filling a builder whose size is known does not regrow (and copy) them.
   void Reserve(size_t slices, size_t args) {

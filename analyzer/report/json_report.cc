@@ -45,16 +45,16 @@ void WriteDeviceMetrics(JsonWriter& w, const DeviceMetrics& m, TimeNs step_ns,
   w.Key("step_ns").Int(step_ns);
   w.Key("kernel_busy_ns").Int(per_step(m.kernel_busy_ns));
   w.Key("busy_ns").Int(per_step(m.busy_ns));
-  w.Key("gpu_utilization").Double(m.gpu_utilization);
-  w.Key("busy_including_copies").Double(m.busy_including_copies);
+  w.Key("gpu_utilization").Share(m.gpu_utilization);
+  w.Key("busy_including_copies").Share(m.busy_including_copies);
   w.Key("breakdown_ns");
   WriteBreakdown(w, breakdown_ns);
   w.Key("kernel_ns").Int(per_step(m.kernel_ns));
   w.Key("tensor_core_kernel_ns").Int(per_step(m.tensor_core_kernel_ns));
-  w.Key("est_sm_efficiency").OptionalDouble(m.est_sm_efficiency);
-  w.Key("sm_efficiency_coverage").OptionalDouble(m.sm_efficiency_coverage);
-  w.Key("est_achieved_occupancy").OptionalDouble(m.est_achieved_occupancy);
-  w.Key("tensor_core_kernel_share").OptionalDouble(m.tensor_core_kernel_share);
+  w.Key("est_sm_efficiency").OptionalShare(m.est_sm_efficiency);
+  w.Key("sm_efficiency_coverage").OptionalShare(m.sm_efficiency_coverage);
+  w.Key("est_achieved_occupancy").OptionalShare(m.est_achieved_occupancy);
+  w.Key("tensor_core_kernel_share").OptionalShare(m.tensor_core_kernel_share);
   w.EndObject();
 }
 
@@ -227,9 +227,9 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.Key("idle_ns").Int(h.idle_ns);
     w.Key("compute_ns").Int(h.compute_ns);
     w.Key("non_compute_ns").Int(h.non_compute_ns);
-    w.Key("idle_share").Double(Share(h.idle_ns, h.span_ns()));
-    w.Key("compute_share").Double(Share(h.compute_ns, h.span_ns()));
-    w.Key("non_compute_share").Double(Share(h.non_compute_ns, h.span_ns()));
+    w.Key("idle_share").Share(Share(h.idle_ns, h.span_ns()));
+    w.Key("compute_share").Share(Share(h.compute_ns, h.span_ns()));
+    w.Key("non_compute_share").Share(Share(h.non_compute_ns, h.span_ns()));
     w.EndObject();
   }
   w.EndArray();
@@ -245,7 +245,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.Key("count").Int(k.count);
     w.Key("total_ns").Int(k.total_ns);
     w.Key("mean_ns").Int(k.mean_ns);
-    w.Key("share").Double(k.share);
+    w.Key("share").Share(k.share);
     w.Key("family").String(KernelFamilyName(k.kernel_class.family));
     // The fine family, the same names as ranks[].roofline.families[].family.
     w.Key("kernel_family").String(DeviceFamilyName(k.kernel_class.device_family));
@@ -262,7 +262,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
     w.Key("kernel_count").Int(o.kernel_count);
     w.Key("device_ns").Int(o.device_ns);
     w.Key("mean_device_ns").Int(o.mean_device_ns);
-    w.Key("share").Double(o.share);
+    w.Key("share").Share(o.share);
     w.EndObject();
   }
   w.EndArray();
@@ -316,7 +316,7 @@ void WriteIntegrity(JsonWriter& w, const RunIntegrity& run) {
   w.Key("rank").Int(run.worst_rank);
   w.Key("summary").String(t.summary);
   w.Key("max_confidence").String(ConfidenceName(static_cast<Confidence>(t.max_confidence)));
-  w.Key("max_claim_share").Double(t.max_claim_share);
+  w.Key("max_claim_share").Share(t.max_claim_share);
   w.Key("withheld").BeginArray();
   for (const WithheldCause& c : t.withheld) {
     w.BeginObject();
@@ -359,7 +359,7 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.Key("recoverable_ns_steps").BeginArray();
   for (TimeNs ns : f.recoverable_ns_steps) w.Int(ns);
   w.EndArray();
-  w.Key("recoverable_share").Double(std::clamp(f.recoverable_share, 0.0, 1.0));
+  w.Key("recoverable_share").Share(f.recoverable_share);
   w.Key("confidence").String(ConfidenceName(f.confidence));
   w.Key("title").String(f.title);
   w.Key("message").String(f.message);
@@ -496,7 +496,7 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.Key("summary").BeginObject();
   w.Key("finding_count").Int(s.count);
   w.Key("recoverable_ns_per_step").Int(s.recoverable_ns_per_step);
-  w.Key("recoverable_share").Double(s.recoverable_share);
+  w.Key("recoverable_share").Share(s.recoverable_share);
   w.Key("text").String(s.line);
   w.EndObject();
   if (input.baseline != nullptr && input.baseline->write_json) {

@@ -1,9 +1,12 @@
 #include "parsers/annotate/annotate_timeline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "analyzer/base/json_escape.h"
+#include "analyzer/model/accelerator.h"
+#include "analyzer/report/report_data.h"
 #include "fmt/format.h"
 
 namespace tracelint {
@@ -49,9 +52,20 @@ std::string ExactUs(TimeNs ns) {
 std::pair<int64_t, int64_t> ConvertedPidTid(const Track& track, size_t rank_pos) {
   int64_t base = 1000 * (static_cast<int64_t>(rank_pos) + 1);
   if (track.kind == TrackKind::kDeviceStream && track.device >= 0) {
-    return {base + 1 + track.device, track.tid};
+    // Devices past 998 (a hostile trace's) share the last slot rather than
+    // a later rank's processes.
+    return {base + 1 + std::min<int64_t>(track.device, 998), track.tid};
   }
   return {base, track.tid};
+}
+
+std::string DeviceProcessName(const Timeline& tl, size_t rank_pos, int64_t device) {
+  return fmt::format("rank {} {} {}", RankOf(tl, rank_pos), AcceleratorName(tl.metadata()),
+                     device);
+}
+
+std::string HostProcessName(const Timeline& tl, size_t rank_pos) {
+  return fmt::format("rank {} host", RankOf(tl, rank_pos));
 }
 
 std::string TimelineAsChromeEvents(const Timeline& tl, size_t rank_pos) {
@@ -69,8 +83,8 @@ std::string TimelineAsChromeEvents(const Timeline& tl, size_t rank_pos) {
     auto [pid, tid] = ConvertedPidTid(track, rank_pos);
     if (named_pids.insert(pid).second) {
       std::string pname = track.kind == TrackKind::kDeviceStream && track.device >= 0
-                              ? fmt::format("rank {} GPU {}", rank_pos, track.device)
-                              : fmt::format("rank {} host", rank_pos);
+                              ? DeviceProcessName(tl, rank_pos, track.device)
+                              : HostProcessName(tl, rank_pos);
       add(fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,"
                       "\"args\":{{\"name\":\"{}\"}}}}",
                       pid, JsonEscape(pname)));

@@ -22,6 +22,12 @@ std::string ExactUs(TimeNs ns);
 // devices never share a process whatever the source's ids.
 std::pair<int64_t, int64_t> ConvertedPidTid(const Track& track, size_t rank_pos);
 
+// The names of the annotated trace's processes (docs/design/contract.md,
+// "Annotated trace"): "rank R GPU d" ("TPU d", "MTIA d" by the run's
+// accelerator), "rank R host"; R is the rank, else the position.
+std::string DeviceProcessName(const Timeline& tl, size_t rank_pos, int64_t device);
+std::string HostProcessName(const Timeline& tl, size_t rank_pos);
+
 // Every slice of `tl` as a Chrome "X" event (Kineto categories, ts/dur in
 // us from the trace's own origin) plus process and thread names, joined by
 // ",\n" without brackets; empty for a timeline without tracks.

@@ -66,7 +66,7 @@ class EventList {
 }  // namespace
 
 std::string AnnotationEvents(const ReportInput& in, size_t rank_pos, TimeNs base_time_ns,
-                             bool converted) {
+                             const HostPidTid& host_pid_tid) {
   const Timeline& tl = *in.ranks[rank_pos];
   AnalysisContext& ctx = *in.contexts[rank_pos];
   const int rank = RankOf(tl, rank_pos);
@@ -185,8 +185,7 @@ std::string AnnotationEvents(const ReportInput& in, size_t rank_pos, TimeNs base
     // The arrow from the gap to the host op that caused it.
     const Track* host = &tl.tracks()[sc.track[sl.cause_slice]];
     if (host->overflow_of != kNoIndex) host = &tl.tracks()[host->overflow_of];
-    auto [host_pid, host_tid] =
-        converted ? ConvertedPidTid(*host, rank_pos) : std::make_pair(host->pid, host->tid);
+    auto [host_pid, host_tid] = host_pid_tid(*host);
     ++flow_id;
     events.Add(fmt::format(
         "{{\"ph\":\"s\",\"cat\":\"tracelint\",\"name\":\"caused by\",\"id\":{},\"pid\":{},"
@@ -198,98 +197,6 @@ std::string AnnotationEvents(const ReportInput& in, size_t rank_pos, TimeNs base
         flow_id, host_pid, host_tid, Us(ceil_q(sc.ts_ns[sl.cause_slice]))));
   }
   return events.Take();
-}
-
-absl::Status WriteAnnotatedTrace(const ReportInput& in, std::ostream& out) {
-  bool all_json = !in.ranks.empty();
-  for (const Timeline* tl : in.ranks) {
-    const std::string& format = tl->metadata().format;
-    if (format != "kineto-json" && format != "chrome-json") all_json = false;
-  }
-  if (!all_json) {
-    // XSpace (or mixed) input: the converted timeline stands for the events.
-    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-    bool first = true;
-    for (size_t r = 0; r < in.ranks.size(); ++r) {
-      std::string events = TimelineAsChromeEvents(*in.ranks[r], r);
-      std::string notes =
-          AnnotationEvents(in, r, in.ranks[r]->metadata().base_time_ns, /*converted=*/true);
-      for (const std::string* part : {&events, &notes}) {
-        if (part->empty()) continue;
-        out << (first ? "" : ",\n") << *part;
-        first = false;
-      }
-    }
-    out << "\n]}\n";
-    return out ? absl::OkStatus() : absl::UnavailableError("write failed");
-  }
-
-  // Chrome JSON input: the files' events byte for byte, then ours. The
-  // first file's other top-level members go first, so a reader sees
-  // baseTimeNanoseconds before the events, as Kineto writes it.
-  bool first_event = true;
-  std::string trailing_members;
-  for (size_t r = 0; r < in.ranks.size(); ++r) {
-    const RunMetadata& md = in.ranks[r]->metadata();
-    absl::StatusOr<std::unique_ptr<InputStream>> stream = InputStream::Open(md.source_path);
-    if (!stream.ok()) return stream.status();
-    JsonEventSplitter splitter(size_t{8} << 20, size_t{1} << 30);
-    std::string chunk(size_t{4} << 20, '\0');
-    bool meta_written = r > 0;
-    auto drain = [&] {
-      PaddedJson meta = splitter.TakeMeta();
-      if (!meta_written && splitter.events_started()) {
-        // "{...}" without its braces, then the event array.
-        std::string_view members = meta.json();
-        out << "{";
-        if (members.size() > 2) out << members.substr(1, members.size() - 2) << ",";
-        out << "\"traceEvents\":[\n";
-        meta_written = true;
-      }
-      for (JsonPart& part : splitter.TakeParts()) {
-        std::string_view text = part.text.json();
-        // "[ev,ev]" -> "ev,ev"
-        size_t open = text.find('[');
-        size_t close = text.rfind(']');
-        if (open == std::string_view::npos || close == std::string_view::npos || close <= open + 1) {
-          continue;
-        }
-        std::string_view inner = text.substr(open + 1, close - open - 1);
-        if (inner.find_first_not_of(" \t\r\n,") == std::string_view::npos) continue;
-        out << (first_event ? "" : ",\n") << inner;
-        first_event = false;
-        splitter.RecycleBuffer(std::move(part.text.bytes));
-      }
-    };
-    while (true) {
-      absl::StatusOr<size_t> n = (*stream)->Read(chunk.data(), chunk.size());
-      if (!n.ok()) return n.status();
-      if (*n == 0) break;
-      if (absl::Status s = splitter.Feed(std::string_view(chunk.data(), *n)); !s.ok()) {
-        return absl::DataLossError(fmt::format("{}: {}", md.source_path, std::string(s.message())));
-      }
-      drain();
-    }
-    splitter.Finish();
-    drain();
-    if (!meta_written) out << "{\"traceEvents\":[\n";
-    if (r == 0) {
-      // Members after the event array (newer Kineto writes
-      // baseTimeNanoseconds there) close the document.
-      PaddedJson tail = splitter.TakeMeta();
-      std::string_view members = tail.json();
-      if (members.size() > 2) trailing_members = std::string(members.substr(1, members.size() - 2));
-    }
-    std::string notes = AnnotationEvents(in, r, md.base_time_ns, /*converted=*/false);
-    if (!notes.empty()) {
-      out << (first_event ? "" : ",\n") << notes;
-      first_event = false;
-    }
-  }
-  out << "\n]";
-  if (!trailing_members.empty()) out << "," << trailing_members;
-  out << "}\n";
-  return out ? absl::OkStatus() : absl::UnavailableError("write failed");
 }
 
 }  // namespace tracelint

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyzer/base/worker_pool.h"
+
 namespace tracelint {
 
 ReadAhead::ReadAhead(InputStream& in, size_t chunk_bytes, int depth)
@@ -13,7 +15,8 @@ ReadAhead::ReadAhead(InputStream& in, size_t chunk_bytes, int depth)
     buffers_[i].bytes.reset(new char[chunk_bytes_]);
     free_.push_back(i);
   }
-  if (depth > 0) producer_ = std::thread([this] { Produce(); });
+  // Without a thread (the system refused one), chunks are read when asked.
+  if (depth > 0) TryStartThread(producer_, [this] { Produce(); });
 }
 
 ReadAhead::~ReadAhead() {

@@ -40,10 +40,26 @@ struct PartFacts {
   absl::flat_hash_set<int64_t> slice_devices;
   uint32_t features = 0;
   int64_t events = 0;
+  size_t name_bytes = 0;  // heap bytes of the names above (summed by Add)
+
+  // What these facts hold on the heap, for the memory ledger.
+  size_t MemoryBytes() const {
+    return begin_end.capacity() * sizeof(BeginEndEvent) +
+           track_names.capacity() * sizeof(TrackNameEvent) +
+           process_names.capacity() * sizeof(ProcessNameEvent) + name_bytes +
+           tracks.capacity() * (sizeof(TrackKey) + 1) +
+           slice_devices.capacity() * (sizeof(int64_t) + 1);
+  }
 
   void Add(PartFacts& later) {
     features |= later.features;
     events += later.events;
+    auto heap = [](const std::string& s) {
+      return s.capacity() > std::string().capacity() ? s.capacity() : 0;
+    };
+    for (const BeginEndEvent& e : later.begin_end) name_bytes += heap(e.name);
+    for (const TrackNameEvent& n : later.track_names) name_bytes += heap(n.name);
+    for (const ProcessNameEvent& n : later.process_names) name_bytes += heap(n.name);
     tracks.insert(later.tracks.begin(), later.tracks.end());
     slice_devices.insert(later.slice_devices.begin(), later.slice_devices.end());
     for (BeginEndEvent& e : later.begin_end) begin_end.push_back(std::move(e));
@@ -65,21 +81,47 @@ struct Merged {
   TimelineBuilder builder;
   PartFacts facts;
   bool reserved = false;
+  // What the merged arrays may grow to (the memory ledger's parse limit;
+  // 0: no limit).
+  uint64_t limit_bytes = 0;
 
   // Moves `r` in after the parts before it; what it held is freed.
   // `input_bytes` is the size of the (uncompressed) input, 0 if unknown.
   void Absorb(PartResult& r, uint64_t input_bytes) {
+    const size_t have = builder.slice_count();
+    const size_t needed = have + r.builder.slice_count();
+    if (limit_bytes > 0 && have > 0 && needed > builder.slice_capacity()) {
+      // Growth by doubling would jump past the memory budget in one step
+      // (and, under RLIMIT_AS, hold the old and the new array at once);
+      // near the limit the arrays grow only to it, and the read stops at
+      // the next check (docs/robustness.md, "Memory budget").
+      const double per_slice =
+          static_cast<double>(builder.MemoryBytes()) / static_cast<double>(have);
+      const size_t limit_slices = static_cast<size_t>(static_cast<double>(limit_bytes) / per_slice);
+      if (2 * builder.slice_capacity() > limit_slices) {
+        const size_t target = std::max(needed, std::min(2 * builder.slice_capacity(), limit_slices));
+        builder.ReserveScaled(static_cast<double>(target) / static_cast<double>(have));
+      }
+    }
     builder.Append(r.builder);
     if (!reserved && input_bytes > 0 && r.stream_end >= input_bytes / 16) {
       // Once a sixteenth is read, the rest is projected from it: the merged
       // arrays are reserved once (10% spare) instead of grown by doubling,
-      // whose copies would briefly hold the old and the new array.
+      // whose copies would briefly hold the old and the new array. Never
+      // past the memory budget: a file larger than it is read up to it.
       reserved = true;
-      builder.ReserveScaled(1.1 * static_cast<double>(input_bytes) /
-                            static_cast<double>(r.stream_end));
+      double factor =
+          1.1 * static_cast<double>(input_bytes) / static_cast<double>(r.stream_end);
+      const size_t now = builder.MemoryBytes();
+      if (limit_bytes > 0 && now > 0) {
+        factor = std::min(factor, std::max(1.0, static_cast<double>(limit_bytes) /
+                                                    static_cast<double>(now)));
+      }
+      builder.ReserveScaled(factor);
     }
     facts.Add(r.facts);
   }
+  size_t MemoryBytes() const { return builder.MemoryBytes() + facts.MemoryBytes(); }
 };
 
 // Parses one part; a malformed event costs only itself: the rest of the part
@@ -185,9 +227,15 @@ std::string DecompressedLimitText(const InputStream& in) {
 // limit_reached (reading stopped at a cap) and event_over_*_limit (events
 // dropped), each naming the limit and its flag.
 void AddLimitDiagnostics(const InputStream& in, const JsonEventSplitter& splitter,
-                         const ParseLimits& limits, int64_t events,
-                         ImportDiagnostics& diagnostics) {
-  if (in.limit_reached()) {
+                         const ParseLimits& limits, int64_t events, const MemoryLedger& ledger,
+                         uint64_t memory_stop_bytes, ImportDiagnostics& diagnostics) {
+  if (memory_stop_bytes > 0) {
+    diagnostics.Add("limit_reached", Severity::kWarning,
+                    fmt::format("{}; the {} complete events in the first {} bytes were analysed",
+                                MemoryLimitText(ledger, memory_stop_bytes), events,
+                                splitter.bytes_seen()),
+                    1, static_cast<int64_t>(splitter.bytes_seen()));
+  } else if (in.limit_reached()) {
     diagnostics.Add("limit_reached", Severity::kWarning,
                     fmt::format("{}; the {} complete events in the first {} bytes were analysed",
                                 DecompressedLimitText(in), events, splitter.bytes_seen()),
@@ -237,6 +285,16 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   splitter.set_limits({ResolveMaxEvents(limits), limits.max_string_bytes,
                        limits.max_nesting_depth});
   int threads = WorkerPool::ResolveThreads(options.threads);
+  // What the merged builder holds is charged to the ledger after each part
+  // is merged (a few MiB of input apart: cheap); the read stops once the
+  // ledger is over its parse limit and this read holds the most.
+  std::unique_ptr<MemoryLedger> own_ledger;
+  MemoryLedger& ledger = LedgerFor(options, own_ledger);
+  MemoryLedger::Account account = ledger.Open();
+  uint64_t memory_stop_bytes = 0;
+  // Declared here, not with the others below, so Absorb knows the limit.
+  Merged all;
+  all.limit_bytes = ledger.parse_limit_bytes();
   // Slots stay put as parts are added (deque), so workers fill them in place.
   // Finished parts are appended to `all` in input order while later parts
   // are still parsed, and freed at once: only the parts in flight exist
@@ -245,7 +303,6 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   // Absorbed parts, emptied with their capacity kept: later parts refill
   // them instead of faulting in fresh memory for every part.
   std::vector<std::unique_ptr<PartResult>> spare_results;
-  Merged all;
   TimelineBuilder& merged = all.builder;
   RawMeta meta;
   bool prefix_read = false;
@@ -281,6 +338,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       }
     };
     auto absorb_done = [&] {
+      bool absorbed = false;
       while (!results.empty() && results.front()->done.load(std::memory_order_acquire)) {
         std::unique_ptr<PartResult> r = std::move(results.front());
         results.pop_front();
@@ -289,7 +347,9 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
         r->stream_end = 0;
         r->done.store(false, std::memory_order_relaxed);
         spare_results.push_back(std::move(r));
+        absorbed = true;
       }
+      if (absorbed) account.Set(all.MemoryBytes());
     };
     auto recycle = [&] {
       std::lock_guard<std::mutex> lock(spare_mu);
@@ -333,9 +393,13 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       submit(splitter.TakeParts());
       absorb_done();
       if (splitter.stopped_at_event_limit()) break;
+      if (account.OverBudget()) {
+        memory_stop_bytes = std::max<uint64_t>(account.bytes(), 1);
+        break;
+      }
     }
     splitter.Finish();
-    submit(splitter.TakeParts());
+    if (memory_stop_bytes == 0) submit(splitter.TakeParts());
     pool.Wait();
     absorb_done();
   }
@@ -343,6 +407,11 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
     return absl::ResourceExhaustedError(
         fmt::format("{}: {} before the first complete trace event", path,
                     DecompressedLimitText(*in)));
+  }
+  if (memory_stop_bytes > 0 && all.facts.events == 0) {
+    return absl::ResourceExhaustedError(
+        fmt::format("{}: {} before the first complete trace event", path,
+                    MemoryLimitText(ledger, memory_stop_bytes)));
   }
   if (!splitter.saw_top_level()) {
     return absl::InvalidArgumentError(fmt::format(
@@ -440,8 +509,9 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
         fmt::format("{} at compressed byte {}", damage->what, damage->compressed_offset), 1,
         damage->compressed_offset);
   }
-  AddLimitDiagnostics(*in, splitter, limits, events, merged.diagnostics());
-  if (in->limit_reached() || splitter.stopped_at_event_limit()) {
+  AddLimitDiagnostics(*in, splitter, limits, events, ledger, memory_stop_bytes,
+                      merged.diagnostics());
+  if (in->limit_reached() || splitter.stopped_at_event_limit() || memory_stop_bytes > 0) {
     // Partial by the user's (or the default) limit, not damaged: the
     // limit_reached warning says so instead of truncated_input.
     m.truncated = true;
@@ -471,7 +541,11 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   }
   FinalizeOptions finalize;
   finalize.threads = threads;
-  return std::move(merged).Finalize(finalize);
+  account.Set(all.MemoryBytes());
+  absl::StatusOr<Timeline> timeline = std::move(merged).Finalize(finalize);
+  // A ledger of this parse's own ends with it.
+  if (timeline.ok() && own_ledger == nullptr) timeline->KeepCharged(std::move(account));
+  return timeline;
 }
 
 }  // namespace kineto

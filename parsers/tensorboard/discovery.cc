@@ -79,6 +79,33 @@ bool LinkAllowed(const fs::directory_entry& e, const LinkScope* scope) {
   return false;
 }
 
+// A FIFO, socket or device (or a link to one: /dev/zero, /dev/urandom)
+// named like a trace is never read (it could block, or never end): it is
+// skipped with a note naming it, so a rank does not vanish silently.
+void NoteIfNotAFile(const fs::directory_entry& e, const LinkScope* scope) {
+  if (scope == nullptr || scope->notes == nullptr) return;
+  std::string name = e.path().filename().string();
+  if (FormatByExtension(name) == nullptr) return;
+  std::error_code ec;
+  fs::file_status st = e.status(ec);  // the link's target
+  if (ec || fs::is_regular_file(st) || fs::is_directory(st) || !fs::exists(st)) return;
+  std::string_view what = fs::is_fifo(st)             ? "a FIFO (named pipe)"
+                          : fs::is_socket(st)         ? "a socket"
+                          : fs::is_character_file(st) ? "a character device"
+                          : fs::is_block_file(st)     ? "a block device"
+                                                      : "not a regular file";
+  std::string link;
+  if (e.is_symlink(ec)) {
+    fs::path target = fs::read_symlink(e.path(), ec);
+    if (!ec) link = fmt::format(" (a link to {})", target.string());
+  }
+  if (scope->noted->insert(e.path().string()).second) {
+    scope->notes->push_back(fmt::format(
+        "{}: skipped: named like a trace but {}{}, not a file; it is not read", e.path().string(),
+        what, link));
+  }
+}
+
 // Regular files (or directories) of a directory, sorted by name; symlinks
 // as `scope` allows.
 absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_dirs,
@@ -91,6 +118,7 @@ absl::StatusOr<std::vector<fs::path>> ListFiles(const fs::path& dir, bool want_d
     std::error_code type_ec;
     bool match = want_dirs ? e.is_directory(type_ec) : e.is_regular_file(type_ec);
     if (match && !type_ec && LinkAllowed(e, scope)) out.push_back(e.path());
+    if (!want_dirs && !match && !type_ec) NoteIfNotAFile(e, scope);
   }
   std::sort(out.begin(), out.end());
   return out;

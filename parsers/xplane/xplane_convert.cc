@@ -101,7 +101,14 @@ bool XSpaceConverter::AddEvent(const PlaneVisitor& plane, const LineVisitor& lin
     ++aggregated_events_;
     return false;
   }
-  if (max_events_ > 0 && b_.metadata().events_read >= max_events_) {
+  if (account_ != nullptr && !memory_stopped_ && ++events_since_charge_ >= 4096) {
+    // The builder's own accounting, every few thousand events: cheap
+    // against converting them.
+    events_since_charge_ = 0;
+    account_->Set(b_.MemoryBytes());
+    memory_stopped_ = account_->OverBudget();
+  }
+  if (memory_stopped_ || (max_events_ > 0 && b_.metadata().events_read >= max_events_)) {
     ++events_over_limit_;
     return false;
   }

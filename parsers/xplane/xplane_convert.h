@@ -31,6 +31,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/base/memory_budget.h"
 #include "analyzer/model/timeline_builder.h"
 #include "parsers/xplane/xplane_details.h"
 #include "parsers/xplane/xplane_visitor.h"
@@ -69,6 +70,11 @@ class XSpaceConverter {
   // ones are counted, not kept. 0: no cap.
   void set_max_events(int64_t max_events) { max_events_ = max_events; }
   int64_t events_over_limit() const { return events_over_limit_; }
+  // What the builder holds is charged to `account` every few thousand
+  // events; once the ledger says it is over the budget, later events are
+  // counted as over the limit and not kept (memory_stopped()).
+  void set_memory_account(MemoryLedger::Account* account) { account_ = account; }
+  bool memory_stopped() const { return memory_stopped_; }
 
   // Emits the step markers, framework guess and per-file diagnostics.
   void Finish();
@@ -147,6 +153,9 @@ class XSpaceConverter {
   int64_t aggregated_events_ = 0;
   int64_t max_events_ = 0;
   int64_t events_over_limit_ = 0;
+  MemoryLedger::Account* account_ = nullptr;
+  int64_t events_since_charge_ = 0;
+  bool memory_stopped_ = false;
   int64_t unknown_metadata_refs_ = 0;
   int64_t bad_compressed_ = 0;
   int64_t kernel_fields_rejected_ = 0;

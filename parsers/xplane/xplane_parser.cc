@@ -117,7 +117,8 @@ std::string XSpaceHostNameFromPath(std::string_view path) {
 bool SniffXSpace(std::string_view head_bytes) { return xplane::LooksLikeXSpace(head_bytes); }
 
 absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
-                             TimelineBuilder& builder, int64_t max_events) {
+                             TimelineBuilder& builder, int64_t max_events,
+                             MemoryLedger::Account* account) {
   if (bytes.empty()) {
     return absl::InvalidArgumentError(fmt::format("{}: empty file, not an XSpace", path));
   }
@@ -183,6 +184,7 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
 
   xplane::XSpaceConverter converter(builder);
   converter.set_max_events(max_events);
+  converter.set_memory_account(account);
   for (const PlaneRef& p : planes) {
     if (p.cls == PlaneClass::kMetadata) continue;  // HLO protos, symbol tables
     const std::string_view data = p.serialized.bytes;
@@ -212,7 +214,15 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
     }
   }
   converter.Finish();
-  if (converter.events_over_limit() > 0) {
+  if (converter.memory_stopped() && account != nullptr && account->ledger() != nullptr) {
+    builder.diagnostics().Add(
+        "limit_reached", Severity::kWarning,
+        fmt::format("{}; {} later events (in plane order: host planes, then devices) were not "
+                    "read",
+                    MemoryLimitText(*account->ledger(), account->bytes()),
+                    converter.events_over_limit()),
+        converter.events_over_limit());
+  } else if (converter.events_over_limit() > 0) {
     builder.diagnostics().Add(
         "limit_reached", Severity::kWarning,
         fmt::format("stopped at the event limit of {} events: {} later events (in plane order: "
@@ -225,9 +235,9 @@ absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path,
 }
 
 absl::StatusOr<Timeline> ParseXSpaceBytes(std::string_view bytes, const std::string& path,
-                                          int64_t max_events) {
+                                          int64_t max_events, MemoryLedger::Account* account) {
   TimelineBuilder builder;
-  TL_RETURN_IF_ERROR(ParseXSpaceInto(bytes, path, builder, max_events));
+  TL_RETURN_IF_ERROR(ParseXSpaceInto(bytes, path, builder, max_events, account));
   return std::move(builder).Finalize();
 }
 
@@ -240,7 +250,13 @@ absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path) {
 absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path, const ParseOptions& options) {
   MappedFile file;
   TL_RETURN_IF_ERROR(file.Open(path));
-  return ParseXSpaceBytes(file.bytes(), path, ResolveMaxEvents(options.limits));
+  std::unique_ptr<MemoryLedger> own_ledger;
+  MemoryLedger::Account account = LedgerFor(options, own_ledger).Open();
+  absl::StatusOr<Timeline> timeline =
+      ParseXSpaceBytes(file.bytes(), path, ResolveMaxEvents(options.limits), &account);
+  // A ledger of this parse's own ends with it.
+  if (timeline.ok() && own_ledger == nullptr) timeline->KeepCharged(std::move(account));
+  return timeline;
 }
 
 }  // namespace tracelint

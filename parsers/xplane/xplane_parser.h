@@ -36,15 +36,19 @@ absl::StatusOr<Timeline> ParseXSpaceFile(const std::string& path, const ParseOpt
 // Same, from bytes already in memory; `path_for_messages` names the input
 // in errors and gives the host name ("<host>.xplane.pb").
 // `max_events`: ParseLimits::max_events resolved (0: no cap).
+// `account` (may be null): the memory ledger's account the builder is
+// charged to; reading stops (limit_reached) once the ledger says so.
 absl::StatusOr<Timeline> ParseXSpaceBytes(std::string_view bytes,
                                           const std::string& path_for_messages,
-                                          int64_t max_events = 0);
+                                          int64_t max_events = 0,
+                                          MemoryLedger::Account* account = nullptr);
 
 // The building step alone, for callers that combine inputs before
 // finalizing. Sets metadata (format "xspace", framework guess, devices,
 // host name) on `builder`.
 absl::Status ParseXSpaceInto(std::string_view bytes, const std::string& path_for_messages,
-                             TimelineBuilder& builder, int64_t max_events = 0);
+                             TimelineBuilder& builder, int64_t max_events = 0,
+                             MemoryLedger::Account* account = nullptr);
 
 // "<dir>/10.0.0.1_6009.xplane.pb" -> "10.0.0.1_6009".
 std::string XSpaceHostNameFromPath(std::string_view path);

@@ -95,6 +95,8 @@ FuzzTarget FuzzTargetByName(std::string_view name) {
   if (name == "report") return FuzzReports;
   if (name == "pipeline") return RunPipelineOnBytes;
   if (name == "mcp_json") return FuzzMcpJson;
+  if (name == "annotate") return FuzzAnnotate;
+  if (name == "stdin") return FuzzStdin;
   return nullptr;
 }
 

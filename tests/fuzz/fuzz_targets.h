@@ -34,8 +34,15 @@ std::string FuzzReports(const uint8_t* data, size_t size);
 // trimming of large results.
 std::string FuzzMcpJson(const uint8_t* data, size_t size);
 
+// --annotate: the bytes as a trace, analysed and written back; the output
+// is valid JSON whatever they held (fuzz_outputs.cc).
+std::string FuzzAnnotate(const uint8_t* data, size_t size);
+// `tracelint analyze -` with the bytes on stdin: an exit code of the
+// table, the temporary copy never named, none left registered.
+std::string FuzzStdin(const uint8_t* data, size_t size);
+
 // The targets by name ("kineto_json", "xspace", "gzip", "discovery",
-// "report", "pipeline", "mcp_json"); nullptr when unknown.
+// "report", "pipeline", "mcp_json", "annotate", "stdin"); nullptr when unknown.
 FuzzTarget FuzzTargetByName(std::string_view name);
 
 }  // namespace tracelint::fuzz

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seeds and runs the libFuzzer targets of a -DTRACELINT_FUZZ=ON build.
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]
-# Targets: kineto_json xspace gzip discovery report pipeline (default: all).
+# Targets: kineto_json xspace gzip discovery report pipeline annotate stdin
+# (default: all).
 # Seeds come from testdata/ (gzip seeds are compressed on the fly), the
 # corpus in ../shared/corpus when present and tests/fuzz/regressions/.
 # A crash stops that target; its input is kept in BUILD_DIR/fuzz-artifacts/
@@ -15,7 +16,7 @@ seconds=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(kineto_json xspace gzip discovery report pipeline mcp_json)
+  targets=(kineto_json xspace gzip discovery report pipeline mcp_json annotate stdin)
 fi
 corpus=../shared/corpus
 artifacts="$build/fuzz-artifacts"
@@ -31,10 +32,16 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seeds
   local target=$1 dir=$2 f n=0
   mkdir -p "$dir"
   case "$target" in
-    kineto_json | pipeline)
+    kineto_json | pipeline | annotate | stdin)
       for f in $(small_json); do cp "$f" "$dir/$(echo "$f" | tr / _)"; done
       ;;&
-    pipeline | gzip)
+    annotate | stdin)
+      # Events the annotated output must not copy: invalid UTF-8, a bad
+      # escape, a lone surrogate, a raw control character.
+      printf '{"traceEvents":[{"ph":"X","name":"k\xff","pid":0,"tid":1,"ts":1,"dur":1},\n{"ph":"X","name":"\\q","pid":0,"tid":1,"ts":2,"dur":1},\n{"ph":"X","name":"\\ud800","pid":0,"tid":1,"ts":3,"dur":1},\n{"ph":"X","name":"a\tb","pid":0,"tid":1,"ts":4,"dur":1}]}' >"$dir/hostile_events.json"
+      head -c 4096 /dev/zero >"$dir/zeros"
+      ;;&
+    pipeline | gzip | stdin)
       for f in $(small_json); do gzip -c "$f" >"$dir/$(echo "$f" | tr / _).gz"; done
       f=$(small_json | head -1)
       # Concatenated members (what a bomb is made of), and a cut trailer.
@@ -84,7 +91,7 @@ for target in "${targets[@]}"; do
   dict=()
   max_len=16384
   case "$target" in
-    kineto_json | pipeline) dict=(-dict=tests/fuzz/json.dict) ;;
+    kineto_json | pipeline | annotate | stdin) dict=(-dict=tests/fuzz/json.dict) ;;
     xspace) max_len=65536 ;;
     discovery) max_len=2048 ;;
     report) dict=(-dict=tests/fuzz/report.dict) max_len=1024 ;;

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -46,8 +47,10 @@ struct Analysed {
 };
 
 // Writes each scenario (one per rank) to `dir` and analyses them as one run.
-inline std::unique_ptr<Analysed> Analyse(const std::vector<testing::Scenario>& ranks,
-                                         const std::string& name) {
+// `edit` (when given) changes each rank's JSON text before it is written.
+inline std::unique_ptr<Analysed> Analyse(
+    const std::vector<testing::Scenario>& ranks, const std::string& name,
+    const std::function<std::string(std::string)>& edit = nullptr) {
   auto a = std::make_unique<Analysed>();
   std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("tl_report_" + name);
   std::filesystem::remove_all(dir);
@@ -58,7 +61,7 @@ inline std::unique_ptr<Analysed> Analyse(const std::vector<testing::Scenario>& r
     EXPECT_TRUE(json.ok()) << json.status();
     if (!json.ok()) return a;
     std::filesystem::path file = dir / ("rank" + std::to_string(r) + ".pt.trace.json");
-    std::ofstream(file, std::ios::binary) << *json;
+    std::ofstream(file, std::ios::binary) << (edit ? edit(*json) : *json);
     absl::StatusOr<Timeline> tl = ParseTraceFile(file.string(), ParseOptions());
     EXPECT_TRUE(tl.ok()) << tl.status();
     if (!tl.ok()) return a;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -66,10 +67,11 @@ class TempDir {
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
     // mkdtemp: a fresh name per process, so parallel runs (ctest -j, two
     // build trees) never share or delete each other's files.
-    std::string tmpl = (std::filesystem::path(base) / (std::string("tracelint_") +
-                                                       info->test_suite_name() + "_" +
-                                                       info->name() + "_XXXXXX"))
-                           .string();
+    // Outside a test (a suite's SetUpTestSuite) there is no test name.
+    const std::string who =
+        info == nullptr ? "suite" : std::string(info->test_suite_name()) + "_" + info->name();
+    std::string tmpl =
+        (std::filesystem::path(base) / ("tracelint_" + who + "_XXXXXX")).string();
     if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << tmpl;
     path_ = tmpl;
   }
@@ -122,6 +124,21 @@ inline size_t DisplayWidth(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
+}
+
+// The same bomb grown to about `file_bytes` of gzip (the whole members that
+// fit): issue 31's 73 MB bomb of tiny events is WriteGzipBombOfSize(path,
+// 73'000'000, 0). Returns the bytes it would decompress to.
+inline uint64_t WriteGzipBombOfSize(const std::string& path, uint64_t file_bytes,
+                                    size_t pad_bytes) {
+  uint64_t one = WriteGzipBomb(path, 1, pad_bytes);
+  uint64_t member_file_bytes = std::filesystem::file_size(path);
+  uint64_t two = WriteGzipBomb(path, 2, pad_bytes);
+  uint64_t member_bytes = std::filesystem::file_size(path) - member_file_bytes;
+  (void)two;
+  int members = static_cast<int>(file_bytes / std::max<uint64_t>(member_bytes, 1));
+  (void)one;
+  return WriteGzipBomb(path, std::max(members, 1), pad_bytes);
 }
 
 }  // namespace tracelint::testing
