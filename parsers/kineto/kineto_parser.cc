@@ -481,6 +481,26 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
                              "bytes after the end of the top-level JSON value, ignored",
                              splitter.trailing_bytes());
   }
+  if (splitter.meta_values_over_limit() > 0) {
+    const int64_t first = static_cast<int64_t>(splitter.first_meta_over_limit_offset());
+    merged.diagnostics().Add(
+        "metadata_over_limit", Severity::kWarning,
+        fmt::format("{} top-level value(s) larger than {} MiB (metadata is kilobytes), dropped "
+                    "unread; the first is \"{}\" at byte {}",
+                    splitter.meta_values_over_limit(),
+                    JsonEventSplitter::kMaxMetaValueBytes >> 20,
+                    splitter.first_meta_over_limit_key(), first),
+        splitter.meta_values_over_limit(), first);
+  }
+  if (splitter.junk_runs() > 0) {
+    const int64_t first = static_cast<int64_t>(splitter.first_junk_offset());
+    merged.diagnostics().Add(
+        "malformed_json", Severity::kError,
+        fmt::format("malformed JSON at byte {} of the decompressed stream: {} byte(s) between "
+                    "events in {} place(s) are no JSON value, skipped; reading went on",
+                    first, splitter.junk_bytes(), splitter.junk_runs()),
+        splitter.junk_runs(), first);
+  }
   if (splitter.damage_count() > 0) {
     const int64_t first = static_cast<int64_t>(splitter.first_damaged_event_offset());
     merged.diagnostics().Add(
@@ -523,10 +543,10 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
       // bytes_seen() stops at the offending byte: the message and the
       // offset name the damage itself, not the chunk that held it.
       merged.diagnostics().Add(
-          "truncated_input", Severity::kWarning,
-          fmt::format("JSON syntax error ({}); reading stopped at byte {} of the decompressed "
-                      "stream and the {} complete events before it were analysed",
-                      std::string(scan_error.message()), m.truncated_at_byte, events),
+          "malformed_json", Severity::kError,
+          fmt::format("malformed JSON at byte {} of the decompressed stream ({}); reading "
+                      "stopped there and the {} complete events before it were analysed",
+                      m.truncated_at_byte, std::string(scan_error.message()), events),
           1, m.truncated_at_byte);
     } else {
       std::string why = damage != nullptr ? damage->what
