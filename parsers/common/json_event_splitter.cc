@@ -338,7 +338,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         if (!skipping_meta_value_) meta_.append(p, q);
         if (meta_.size() > max_document_bytes_) {
           offset_ = at(q);
-          return absl::InvalidArgumentError(fmt::format(
+          return absl::ResourceExhaustedError(fmt::format(
               "top-level value of \"{}\" ending at byte {} is larger than the {} byte "
               "document limit",
               key_, at(q), max_document_bytes_));
@@ -455,7 +455,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           part_.text.bytes.append(p, q);
           if (part_.text.bytes.size() - event_start_local_ > max_document_bytes_) {
             offset_ = at(q);
-            return absl::InvalidArgumentError(fmt::format(
+            return absl::ResourceExhaustedError(fmt::format(
                 "event starting at byte {} is larger than the {} byte document limit",
                 part_.stream_offsets.back(), max_document_bytes_));
           }

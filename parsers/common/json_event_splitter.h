@@ -70,8 +70,9 @@ class JsonEventSplitter {
   void set_limits(const Limits& limits) { limits_ = limits; }
 
   // Scans the next bytes. Fails when the input is not a JSON object or array
-  // at the top level, or one event exceeds max_document_bytes; the error
-  // names the offending byte, and bytes_seen() then stops there.
+  // at the top level (INVALID_ARGUMENT: malformed JSON), or one event or
+  // top-level value exceeds max_document_bytes (RESOURCE_EXHAUSTED); the
+  // error names the offending byte, and bytes_seen() then stops there.
   //
   // Damage inside the event array is skipped: an event holding a raw newline
   // inside a string or a string followed by a byte that cannot follow one (a

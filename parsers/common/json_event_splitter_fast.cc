@@ -245,8 +245,9 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
     const size_t event_bytes = damage != nullptr ? 0 : static_cast<size_t>(close + 1 - event);
     if (damage == nullptr &&
         ((limits_.max_nesting_depth > 0 && peak > limits_.max_nesting_depth) ||
-         (limits_.max_string_bytes > 0 && event_bytes > limits_.max_string_bytes))) {
-      elem_col_ = indent;  // the byte-wise path applies the limit
+         (limits_.max_string_bytes > 0 && event_bytes > limits_.max_string_bytes) ||
+         event_bytes > max_document_bytes_)) {
+      elem_col_ = indent;  // the byte-wise path applies the limits
       return event;
     }
     elem_col_ = -1;

@@ -63,7 +63,10 @@ TEST(KinetoDamage, FlippedQuoteCostsOneEventAndIsLocated) {
     EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(event));
     EXPECT_NE(d.description.find("at byte " + std::to_string(event)), std::string::npos)
         << d.description;
-    EXPECT_NE(d.description.find("1 damaged event"), std::string::npos) << d.description;
+    EXPECT_NE(d.description.find("malformed event at byte " + std::to_string(event) +
+                                 " of the decompressed stream; 1 event skipped"),
+              std::string::npos)
+        << d.description;
     EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0);
   }
 }
@@ -193,6 +196,28 @@ TEST(KinetoDamage, UnknownPhaseIsAWarning) {
   ASSERT_TRUE(tl.ok()) << tl.status();
   EXPECT_EQ(tl->diagnostics().Count("unknown_phase"), 0);
   EXPECT_EQ(Find(*tl, "unsupported_phase").severity, Severity::kInfo);
+}
+
+// An event larger than the document limit stops reading at a limit, not as
+// malformed JSON.
+TEST(KinetoDamage, EventOverTheDocumentLimitIsALimitNotDamage) {
+  TempDir dir;
+  std::string trace = LinedTrace(50);
+  size_t at = trace.find("\"op30\"");
+  trace.insert(at + 6, ", \"big\": \"" + std::string(20000, 'b') + "\"");
+  ParseOptions options;
+  options.threads = 2;
+  options.split_bytes = 1000;
+  options.max_document_bytes = 8192;
+  absl::StatusOr<Timeline> tl = ParseKinetoJsonFile(dir.Write("big.json", trace), options);
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->metadata().events_read, 30);
+  EXPECT_TRUE(tl->metadata().truncated);
+  EXPECT_EQ(tl->diagnostics().Count("malformed_json"), 0);
+  Diagnostic d = Find(*tl, "limit_reached");
+  EXPECT_EQ(d.severity, Severity::kWarning);
+  EXPECT_NE(d.description.find("larger than the 8192 byte document limit"), std::string::npos)
+      << d.description;
 }
 
 }  // namespace
