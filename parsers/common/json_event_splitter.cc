@@ -541,12 +541,29 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         return absl::OkStatus();
     }
   }
+  if (state_ == State::kResync) {
+    // The input's last byte that is not a space, for Finish.
+    for (const char* q = end; q > begin;) {
+      --q;
+      if (!IsJsonSpace(*q)) {
+        tail_.assign(1, *q);
+        break;
+      }
+    }
+  }
   offset_ += input.size();
   return absl::OkStatus();
 }
 
 void JsonEventSplitter::Finish() {
-  if (state_ != State::kEnd && state_ != State::kStart && state_ != State::kStopped) {
+  // Damage in the last event leaves the scan resynchronising when the input
+  // ends; an input that ends as a whole trace does (with '}', or ']' for a
+  // bare array) was damaged, not cut short. (A cut that happens to end on
+  // such a byte is then reported as the damage alone.)
+  const bool ends_whole = state_ == State::kResync && !tail_.empty() &&
+                          tail_.back() == (bare_array_ ? ']' : '}');
+  if (state_ != State::kEnd && state_ != State::kStart && state_ != State::kStopped &&
+      !ends_whole) {
     truncated_ = true;
   }
   if (state_ == State::kEventsElem && element_is_event_) DropOpenEvent();

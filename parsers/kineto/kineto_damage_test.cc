@@ -220,5 +220,33 @@ TEST(KinetoDamage, EventOverTheDocumentLimitIsALimitNotDamage) {
       << d.description;
 }
 
+// Damage in the last event of a one-line trace leaves no event to resume
+// at: the event is skipped and the input, which ends as a whole trace does,
+// is not reported as cut short.
+TEST(KinetoDamage, OneLineTraceDamagedInItsLastEventIsNotCut) {
+  TempDir dir;
+  std::string trace = LinedTrace(50);
+  std::replace(trace.begin(), trace.end(), '\n', ' ');
+  size_t last = trace.rfind('{', trace.find("\"op49\""));
+  std::string bad = trace;
+  bad[trace.find("\"cat\"", last)] = '#';
+  for (bool gz : {false, true}) {
+    absl::StatusOr<Timeline> tl =
+        Parse(dir, gz ? Gzip(bad) : bad, gz ? "last.json.gz" : "last.json");
+    ASSERT_TRUE(tl.ok()) << tl.status();
+    EXPECT_EQ(tl->metadata().events_read, 49);
+    EXPECT_FALSE(tl->metadata().truncated);
+    EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0);
+    Diagnostic d = Find(*tl, "damaged_json");
+    EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(last));
+    EXPECT_NE(d.description.find("no event after it could be found"), std::string::npos)
+        << d.description;
+  }
+  // Cut inside that damaged event, it is cut short.
+  absl::StatusOr<Timeline> cut = Parse(dir, bad.substr(0, bad.size() - 20), "cut.json");
+  ASSERT_TRUE(cut.ok()) << cut.status();
+  EXPECT_TRUE(cut->metadata().truncated);
+}
+
 }  // namespace
 }  // namespace tracelint
