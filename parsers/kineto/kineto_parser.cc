@@ -451,6 +451,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
     } else if (!scan_error.ok()) {
       // bytes_seen() stops at the offending byte: the message and the
       // offset name the damage itself, not the chunk that held it.
+      m.truncated_reason = "malformed JSON";
       merged.diagnostics().Add(
           "malformed_json", Severity::kError,
           fmt::format("malformed JSON at byte {} of the decompressed stream ({}); reading "
