@@ -71,11 +71,20 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       uint64_t bad = v.lines ? json_scan::BadAfterString(m, in_string, v.after_string) : 0;
       uint64_t structural = (m.open | m.close) & ~in_string & ~m.quote;
       int close_at = 64;  // where the value ends in this block
+      int brace_at = 64;  // the next event's '{' inside this one
       int64_t depth = v.depth;
+      uint64_t arrays = v.arrays;
       while (structural != 0) {
         int i = __builtin_ctzll(structural);
         if ((m.open >> i) & 1) {
           if (++depth > v.peak_depth) v.peak_depth = depth;
+          const bool is_array = p[i] == '[';
+          if (v.lines && !is_array && json_scan::InObject(arrays, depth - 1) &&
+              CommaBefore(p + i) && json_scan::OpensEvent(p + i, end)) {
+            brace_at = i;
+            break;
+          }
+          arrays = json_scan::MarkContainer(arrays, depth, is_array);
         } else if (--depth == 0) {
           close_at = i;
           break;
@@ -84,8 +93,11 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       }
       uint64_t before_close = close_at == 64 ? ~uint64_t{0} : (uint64_t{1} << close_at) - 1;
       bad &= before_close;
-      // Damage at the first quote out of place unless a line shows it first.
+      // Damage at the first quote out of place or brace of the next event,
+      // unless a line shows it first.
       int first_bad = bad != 0 ? __builtin_ctzll(bad) : 64;
+      const bool brace_first = brace_at < first_bad;
+      if (brace_first) first_bad = brace_at;
       if (v.lines && m.newline != 0) {
         uint64_t lines = m.newline & before_close;
         for (uint64_t nl = lines; nl != 0; nl &= nl - 1) {
@@ -97,8 +109,12 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
           }
         }
       }
-      if (first_bad < 64) return damaged(p + first_bad, kQuoteOutOfPlace);
+      if (first_bad < 64) {
+        v.resume_at_damage = brace_first;
+        return damaged(p + first_bad, brace_first ? kNextEventInside : kQuoteOutOfPlace);
+      }
       v.after_string = ((m.quote & ~in_string) >> 63) != 0;
+      v.arrays = arrays;
       if (close_at < 64) {
         v.depth = 0;
         v.in_string = false;
@@ -153,6 +169,12 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       case '{':
       case '[':
         if (++v.depth > v.peak_depth) v.peak_depth = v.depth;
+        if (v.lines && c == '{' && json_scan::InObject(v.arrays, v.depth - 1) &&
+            CommaBefore(p) && json_scan::OpensEvent(p, end)) {
+          v.resume_at_damage = true;
+          return damaged(p, kNextEventInside);
+        }
+        v.arrays = json_scan::MarkContainer(v.arrays, v.depth, c == '[');
         break;
       case '}':
       case ']':
@@ -171,6 +193,20 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
     ++p;
   }
   return end;
+}
+
+bool JsonEventSplitter::CommaBefore(const char* brace) const {
+  // Within this call's bytes, then the event's text kept in the part.
+  for (const char* q = brace; q > scan_start_;) {
+    --q;
+    if (!IsJsonSpace(*q)) return *q == ',';
+  }
+  const std::string& kept = part_.text.bytes;
+  for (size_t i = kept.size(); i > event_start_local_;) {
+    --i;
+    if (!IsJsonSpace(kept[i])) return kept[i] == ',';
+  }
+  return false;
 }
 
 void JsonEventSplitter::StartPart() {
@@ -450,6 +486,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         break;
       case State::kEventsElem: {
         bool done = false;
+        scan_start_ = p;
         const char* q = ScanValue(value_, p, end, &done);
         if (element_is_event_) {
           part_.text.bytes.append(p, q);
@@ -471,6 +508,13 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           }
           DropOpenEvent();
           ++events_lost_;
+          if (value_.resume_at_damage) {
+            // The damage is the next event's '{': read on from it.
+            if (resumed_offset_ < 0) resumed_offset_ = static_cast<int64_t>(at(q));
+            elem_col_ = -1;
+            state_ = State::kEventsElemStart;
+            break;
+          }
           resync_col_ = -1;
           resync_indent_ = value_.indent;
           resync_seq_ = 0;
