@@ -348,6 +348,27 @@ TEST(Stdin, ATmpdirWithNoRoomIsNamedAndNotTheTemporaryFile) {
   EXPECT_THAT(s.err, Not(HasSubstr("XXXXXX")));
 }
 
+// A write of the copy that fails (here: past `ulimit -f`, with SIGXFSZ
+// ignored, so write() fails with EFBIG) names the errno, exits 3 and leaves
+// no temporary file.
+TEST(Stdin, AFailedWriteOfTheCopyNamesTheErrno) {
+  std::optional<std::string> bin = Binary();
+  if (!bin) GTEST_SKIP() << "TRACELINT_BINARY_DIR not set (run through ctest)";
+  TempDir dir;
+  fs::path tmp = dir.path() / "tmp";
+  fs::create_directories(tmp);
+  ASSERT_GT(fs::file_size(Healthy()), 8u * 1024u);
+  Shell s = RunShell(fmt::format("trap '' XFSZ; ulimit -f 8\n"
+                                 "TMPDIR='{}' {} analyze - <'{}' >/dev/null",
+                                 tmp.string(), *bin, Healthy()),
+                     dir.path());
+  EXPECT_EQ(s.code, kExitUnreadable) << s.err;
+  EXPECT_THAT(s.err, HasSubstr(fmt::format(
+                         "-: cannot copy the trace into a temporary file in {}: File too large",
+                         tmp.string())));
+  EXPECT_THAT(Entries(tmp), IsEmpty());
+}
+
 TEST(Stdin, ASignalWhileCopyingRemovesTheCopy) {
   std::optional<std::string> bin = Binary();
   if (!bin) GTEST_SKIP() << "TRACELINT_BINARY_DIR not set (run through ctest)";

@@ -218,9 +218,9 @@ int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
       continue;
     } else if (m.truncated) {
       warnings.push_back(fmt::format(
-          "{}: input ends early at byte {} of the decompressed stream; analysed the {} "
-          "complete events before it",
-          m.source_path, m.truncated_at_byte, m.events_read));
+          "{}: {} at byte {} of the decompressed stream; analysed the {} complete events "
+          "before it",
+          m.source_path, m.truncated_reason, m.truncated_at_byte, m.events_read));
       exit_code = kExitDamaged;
     } else if (tl->diagnostics().HasAtLeast(Severity::kError)) {
       warnings.push_back(

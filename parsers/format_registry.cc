@@ -76,6 +76,42 @@ std::optional<std::string> NamedNonTrace(std::string_view head) {
   return std::nullopt;
 }
 
+// A gzip file cut inside its header (RFC 1952: 10 fixed bytes, then the
+// optional extra field, name, comment and header CRC the flags announce)
+// inflates to nothing; say so instead of calling it empty.
+std::optional<std::string> TruncatedGzipHeader(std::string_view raw) {
+  if (raw.empty() || static_cast<unsigned char>(raw[0]) != 0x1f) return std::nullopt;
+  if (raw.size() >= 2 && static_cast<unsigned char>(raw[1]) != 0x8b) return std::nullopt;
+  auto cut = [&] {
+    return fmt::format("truncated gzip header: the input ends after {} byte(s), inside the "
+                       "gzip header, before any compressed data",
+                       raw.size());
+  };
+  constexpr size_t kFixed = 10;
+  if (raw.size() < kFixed) return cut();
+  const auto flags = static_cast<unsigned char>(raw[3]);
+  size_t at = kFixed;
+  if (flags & 0x04) {  // FEXTRA: a 2-byte length, then that many bytes
+    if (raw.size() < at + 2) return cut();
+    at += 2 + (static_cast<unsigned char>(raw[at]) | (static_cast<unsigned char>(raw[at + 1]) << 8));
+    if (raw.size() < at) return cut();
+  }
+  for (unsigned char zero_terminated : {0x08, 0x10}) {  // FNAME, FCOMMENT
+    if (!(flags & zero_terminated)) continue;
+    size_t end = raw.find('\0', at);
+    if (end == std::string_view::npos) return cut();
+    at = end + 1;
+  }
+  if (flags & 0x02) at += 2;  // FHCRC
+  if (raw.size() < at) return cut();
+  if (raw.size() == at) {
+    return fmt::format("truncated gzip stream: the input ends right after its {}-byte gzip "
+                       "header, before any compressed data",
+                       at);
+  }
+  return std::nullopt;
+}
+
 // The first decompressed bytes of a gzip head (fewer when it is damaged or
 // short).
 std::string InflateHead(std::string_view gz, size_t max_bytes) {
@@ -120,8 +156,11 @@ InputFormat SniffTraceHead(std::string_view raw_head, std::string* why) {
     return InputFormat::kKinetoJson;
   }
   if (why != nullptr) {
+    std::optional<std::string> cut_header =
+        inflated.empty() ? TruncatedGzipHeader(raw_head) : std::nullopt;
     *why = named                            ? *named
            : raw_head.empty()               ? "empty input; expected a trace"
+           : cut_header                     ? *cut_header
            : gzip && inflated.empty()       ? "gzip data that does not inflate: not a trace"
                                             : "not a trace: " + ExpectedInputText();
   }
@@ -151,7 +190,27 @@ absl::Status UnknownFormatError(const std::string& path) {
     }
   }
   std::error_code ec;
-  bool empty = (head.ok() && head->empty()) || std::filesystem::file_size(path, ec) == 0;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (!ec && file_size > 0 && (!head.ok() || head->size() <= 1)) {
+    // Nothing inflated: a gzip file cut inside its header says so.
+    absl::StatusOr<std::string> raw = ReadRawHead(path, kSniffBytes);
+    if (raw.ok()) {
+      if (std::optional<std::string> cut = TruncatedGzipHeader(*raw)) {
+        return absl::InvalidArgumentError(fmt::format("{}: {}", path, *cut));
+      }
+    }
+  }
+  if (head.ok() && head->size() >= kSniffBytes) {
+    size_t first = head->find_first_not_of(" \t\r\n", head->starts_with("\xEF\xBB\xBF") ? 3 : 0);
+    if (first != std::string::npos && (*head)[first] == '{') {
+      // A JSON object whose trace keys were not found where they were looked for.
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: not a trace: a JSON object with no \"traceEvents\" (or other trace key) in its "
+          "first {} MiB, the metadata scan limit; {}",
+          path, kSniffBeyondHeadBytes >> 20, ExpectedInputText()));
+    }
+  }
+  bool empty = (head.ok() && head->empty()) || file_size == 0;
   std::string_view what = empty && !ec ? "empty file" : "not a trace";
   return absl::InvalidArgumentError(fmt::format("{}: {}: {}", path, what, ExpectedInputText()));
 }

@@ -95,5 +95,41 @@ TEST(FormatRegistry, NeighbouringFilesAreNamed) {
   }
 }
 
+// A gzip file cut inside its header inflates to nothing; it is named as
+// what it is, not as an empty file (issue 31, point 4).
+TEST(FormatRegistry, GzipCutInsideItsHeaderIsNamed) {
+  TempDir dir;
+  std::string gz = Gzip("{\"traceEvents\": []}");
+  for (size_t cut : {size_t{1}, size_t{2}, size_t{5}, size_t{9}, size_t{10}}) {
+    const std::string expected =
+        cut < 10 ? "truncated gzip header: the input ends after " + std::to_string(cut) +
+                       " byte(s)"
+                 : "truncated gzip stream: the input ends right after its 10-byte gzip header";
+    absl::Status s = UnknownFormatError(dir.Write("cut.json.gz", gz.substr(0, cut)));
+    EXPECT_NE(s.message().find(expected), std::string::npos) << cut << ": " << s;
+    std::string why;
+    EXPECT_EQ(SniffTraceHead(gz.substr(0, cut), &why), InputFormat::kUnknown);
+    EXPECT_NE(why.find(expected), std::string::npos) << cut << ": " << why;
+  }
+  // A name announced in the header (FNAME) and cut before its end.
+  std::string named = gz.substr(0, 10) + "trace.json";
+  named[3] = static_cast<char>(named[3] | 0x08);
+  EXPECT_NE(UnknownFormatError(dir.Write("named.json.gz", named)).message().find(
+                "truncated gzip header"),
+            std::string::npos);
+  // Still an empty file when it is one.
+  EXPECT_NE(UnknownFormatError(dir.Write("empty.json.gz", "")).message().find("empty file"),
+            std::string::npos);
+}
+
+// A JSON object whose trace keys lie past the metadata scan says which limit.
+TEST(FormatRegistry, NoTraceKeyWithinTheMetadataScanNamesTheLimit) {
+  TempDir dir;
+  std::string big = "{\"meta\": \"" + std::string(kSniffBytes + 10, 'a') + "\"}";
+  absl::Status s = UnknownFormatError(dir.Write("meta.json", big));
+  EXPECT_NE(s.message().find("the metadata scan limit"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("256 MiB"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace tracelint

@@ -50,6 +50,9 @@ struct RunMetadata {
   // Set when the input ended early; events up to the last complete one kept.
   bool truncated = false;
   int64_t truncated_at_byte = -1;  // offset in the decompressed stream
+  // Why reading stopped there, for messages: "input ends early" (a cut file)
+  // or "malformed JSON" (a syntax error reading cannot go past).
+  std::string truncated_reason = "input ends early";
   // Of a truncated trace: what the part read proves of its device work.
   ReadCoverage read_coverage;
   int64_t events_read = 0;

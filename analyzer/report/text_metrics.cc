@@ -489,7 +489,7 @@ void RankFacts(std::string& out, const ReportInput& in, size_t i, const Layout& 
     out += Wrap("note: " + T(note), layout.width, "  ", "    ");
   }
   if (tl.metadata().truncated) {
-    out += Wrap(fmt::format("note: input ends early at byte {}; {} events read",
+    out += Wrap(fmt::format("note: {} at byte {}; {} events read", tl.metadata().truncated_reason,
                             tl.metadata().truncated_at_byte, tl.metadata().events_read),
                 layout.width, "  ", "    ");
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "fmt/format.h"
@@ -312,6 +313,18 @@ absl::StatusOr<std::string> ReadHead(const std::string& path, size_t max_bytes) 
     filled += *n;
   }
   head.resize(filled);
+  return head;
+}
+
+absl::StatusOr<std::string> ReadRawHead(const std::string& path, size_t max_bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return absl::NotFoundError(fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  std::string head(max_bytes, '\0');
+  size_t n = std::fread(head.data(), 1, max_bytes, f);
+  std::fclose(f);
+  head.resize(n);
   return head;
 }
 

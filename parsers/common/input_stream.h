@@ -78,6 +78,9 @@ class InputStream {
 // format sniffing. Damage is ignored here; the parser reports it.
 absl::StatusOr<std::string> ReadHead(const std::string& path, size_t max_bytes);
 
+// The first `max_bytes` bytes of a file as stored (not decompressed).
+absl::StatusOr<std::string> ReadRawHead(const std::string& path, size_t max_bytes);
+
 }  // namespace tracelint
 
 #endif  // TRACELINT_PARSERS_COMMON_INPUT_STREAM_H_

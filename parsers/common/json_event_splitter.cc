@@ -68,6 +68,7 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       BlockMasks m = ClassifyBlock(p);
       if (m.backslash != 0) break;
       uint64_t in_string = PrefixXor(m.quote) ^ (v.in_string ? ~uint64_t{0} : 0);
+      uint64_t bad = v.lines ? json_scan::BadAfterString(m, in_string, v.after_string) : 0;
       uint64_t structural = (m.open | m.close) & ~in_string & ~m.quote;
       int close_at = 64;  // where the value ends in this block
       int64_t depth = v.depth;
@@ -81,17 +82,23 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         }
         structural &= structural - 1;
       }
+      uint64_t before_close = close_at == 64 ? ~uint64_t{0} : (uint64_t{1} << close_at) - 1;
+      bad &= before_close;
+      // Damage at the first quote out of place unless a line shows it first.
+      int first_bad = bad != 0 ? __builtin_ctzll(bad) : 64;
       if (v.lines && m.newline != 0) {
-        uint64_t before_close = close_at == 64 ? ~uint64_t{0} : (uint64_t{1} << close_at) - 1;
         uint64_t lines = m.newline & before_close;
         for (uint64_t nl = lines; nl != 0; nl &= nl - 1) {
           int i = __builtin_ctzll(nl);
+          if (i > first_bad) break;
           if ((in_string >> i) & 1) return damaged(p + i, "a raw newline inside a string");
           if (opens_next_event(p + i)) {
             return damaged(p + i, "an event not closed before the next one");
           }
         }
       }
+      if (first_bad < 64) return damaged(p + first_bad, kQuoteOutOfPlace);
+      v.after_string = ((m.quote & ~in_string) >> 63) != 0;
       if (close_at < 64) {
         v.depth = 0;
         v.in_string = false;
@@ -103,6 +110,10 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       p += 64;
     }
     if (p >= end) break;
+    if (v.after_string) {
+      v.after_string = false;
+      if (!json_scan::IsAfterStringOk(*p)) return damaged(p, kQuoteOutOfPlace);
+    }
     if (v.in_string) {
       const char* q = v.lines ? FindStringEnd<true>(p, end, &v.backslash_carry)
                               : FindStringEnd<false>(p, end, &v.backslash_carry);
@@ -114,6 +125,7 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         *done = true;
         return p;
       }
+      v.after_string = v.lines;
       continue;
     }
     char c = *p;
@@ -244,7 +256,10 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
       case State::kTopKeyOrEnd:
         if (IsJsonSpace(c) || c == ',') {
           ++p;
+        } else if (c == '{' && events_array_closed_) {
+          ResumeEventsAfterStrayBracket();  // "], {": re-examines c
         } else if (c == '"') {
+          events_array_closed_ = false;
           key_.clear();
           key_backslash_carry_ = false;
           state_ = State::kTopKey;
@@ -259,7 +274,9 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
       case State::kTopKey: {
         const char* q = FindStringEnd<false>(p, end, &key_backslash_carry_);
         key_.append(p, q);
-        if (key_.size() > max_document_bytes_) return unexpected(p, "a shorter key");
+        if (key_.size() > kMaxTopLevelKeyBytes) {
+          return unexpected(p, "a top-level key of at most 1 MiB");
+        }
         p = q;
         if (q < end) {
           state_ = State::kTopColon;
@@ -288,22 +305,40 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         } else if (key_ == "traceEvents") {
           return unexpected(p, "an array as the value of traceEvents");
         } else {
+          // Built in place as the object TakeMeta hands out ('{' first), so
+          // handing it out copies nothing.
           meta_member_start_ = meta_.size();
-          if (!meta_.empty()) meta_.push_back(',');
+          meta_.push_back(meta_.empty() ? '{' : ',');
           meta_.push_back('"');
           meta_ += key_;
           meta_ += "\":";
           value_ = ValueScan();
+          skipping_meta_value_ = false;
+          meta_value_start_offset_ = at(p);
           state_ = State::kTopValue;
         }
         break;
       case State::kTopValue: {
         bool done = false;
         const char* q = ScanValue(value_, p, end, &done);
-        meta_.append(p, q);
+        // Checked before appending, so the buffer never grows past the cap.
+        if (!skipping_meta_value_ &&
+            meta_.size() - meta_member_start_ + static_cast<size_t>(q - p) > kMaxMetaValueBytes) {
+          // Metadata is kilobytes; a value this large is dropped as it
+          // comes, so it costs this much once, not the document limit
+          // several times over (held, copied, parsed).
+          meta_.resize(meta_member_start_);
+          meta_.shrink_to_fit();
+          skipping_meta_value_ = true;
+          if (meta_values_over_limit_++ == 0) {
+            first_meta_over_limit_offset_ = meta_value_start_offset_;
+            first_meta_over_limit_key_ = key_.substr(0, 200);
+          }
+        }
+        if (!skipping_meta_value_) meta_.append(p, q);
         if (meta_.size() > max_document_bytes_) {
           offset_ = at(q);
-          return absl::InvalidArgumentError(fmt::format(
+          return absl::ResourceExhaustedError(fmt::format(
               "top-level value of \"{}\" ending at byte {} is larger than the {} byte "
               "document limit",
               key_, at(q), max_document_bytes_));
@@ -315,11 +350,14 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
       case State::kTopAfterValue:
         if (IsJsonSpace(c)) {
           ++p;
+        } else if (c == '{' && events_array_closed_) {
+          ResumeEventsAfterStrayBracket();  // re-examines c
         } else if (c == ',') {
           state_ = State::kTopKeyOrEnd;
           ++p;
         } else if (c == '}') {
           state_ = State::kEnd;
+          events_array_closed_ = false;
           ++p;
         } else {
           return unexpected(p, "',' or '}'");
@@ -334,6 +372,8 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           }
         }
         if (IsJsonSpace(c) || c == ',') {
+          if (c == ',') last_element_was_string_ = false;
+          in_junk_ = false;
           // An event's indentation, when it starts its line, tells the next
           // event's start from a nested object's (damage, in ScanValue).
           if (c == '\n') {
@@ -346,13 +386,53 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           ++p;
         } else if (c == ']') {
           state_ = bare_array_ ? State::kEnd : State::kTopAfterValue;
+          events_array_closed_ = true;
+          events_array_close_offset_ = at(p);
           ++p;
         } else if (c == '{' && limits_.max_events > 0 && events_seen_ >= limits_.max_events) {
           offset_ = at(p);  // the next event is not read
           state_ = State::kStopped;
           return absl::OkStatus();
+        } else if (!CanStartJsonValue(c)) {
+          // No element starts so: junk between events, skipped byte by
+          // byte -- unless it follows a string element, whose quotes are
+          // then wrong (the events after it are inside out): resynchronise
+          // as after damage in an event.
+          if (last_element_was_string_) {
+            if (damage_count_++ == 0) {
+              // The damaged event starts where the run of odd elements
+              // after the last whole event does (a '{' flipped to junk).
+              first_damaged_event_offset_ = gap_first_offset_;
+              first_damage_offset_ = at(p);
+              first_damage_what_ = kQuoteOutOfPlace;
+            }
+            ++events_lost_;
+            last_element_was_string_ = false;
+            resync_col_ = -1;
+            // Events share one indentation: the last whole event's.
+            resync_indent_ = last_event_indent_;
+            resync_seq_ = 0;
+            state_ = State::kResync;
+            break;
+          }
+          if (!in_junk_) {
+            if (junk_runs_++ == 0) first_junk_offset_ = at(p);
+            in_junk_ = true;
+          }
+          if (gap_first_offset_ == UINT64_MAX) gap_first_offset_ = at(p);
+          ++junk_bytes_;
+          elem_col_ = -1;
+          ++p;
         } else {
+          in_junk_ = false;
           element_is_event_ = c == '{';
+          last_element_was_string_ = c == '"';
+          if (element_is_event_) {
+            gap_first_offset_ = UINT64_MAX;
+            last_event_indent_ = elem_col_;
+          } else if (gap_first_offset_ == UINT64_MAX) {
+            gap_first_offset_ = at(p);
+          }
           dropping_over_limit_ = false;
           value_ = ValueScan();
           if (element_is_event_) {
@@ -375,7 +455,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           part_.text.bytes.append(p, q);
           if (part_.text.bytes.size() - event_start_local_ > max_document_bytes_) {
             offset_ = at(q);
-            return absl::InvalidArgumentError(fmt::format(
+            return absl::ResourceExhaustedError(fmt::format(
                 "event starting at byte {} is larger than the {} byte document limit",
                 part_.stream_offsets.back(), max_document_bytes_));
           }
@@ -393,6 +473,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           ++events_lost_;
           resync_col_ = -1;
           resync_indent_ = value_.indent;
+          resync_seq_ = 0;
           state_ = State::kResync;
           break;
         }
@@ -409,19 +490,36 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
       }
       case State::kResync:
         // Skips to a line starting the next event (a '{' at the damaged
-        // event's indentation, any when it had none) or the array's ']'.
+        // event's indentation, any when it had none) or the array's ']';
+        // where the damaged event did not start its line, also to a '{'
+        // after "}," (the string state is unknown here: a match inside a
+        // string starts an "event" whose own damage resynchronises again).
         if (c == '\n') {
           resync_col_ = 0;
           ++p;
         } else if (resync_col_ >= 0 && (c == ' ' || c == '\t')) {
           ++resync_col_;
           ++p;
-        } else if (resync_col_ >= 0 &&
-                   ((c == '{' && (resync_indent_ < 0 || resync_col_ == resync_indent_)) ||
-                    (c == ']' && resync_indent_ >= 0 && resync_col_ < resync_indent_))) {
+        } else if ((resync_col_ >= 0 &&
+                    ((c == '{' && (resync_indent_ < 0 || resync_col_ == resync_indent_)) ||
+                     (c == ']' && resync_indent_ >= 0 && resync_col_ < resync_indent_))) ||
+                   (c == '{' && resync_seq_ == 2)) {
           elem_col_ = resync_col_;
           if (resumed_offset_ < 0) resumed_offset_ = static_cast<int64_t>(at(p));
           state_ = State::kEventsElemStart;  // re-examines c
+        } else if (resync_indent_ < 0) {
+          resync_col_ = -1;
+          if (c == '}') {
+            resync_seq_ = 1;
+          } else if (c == ',' && resync_seq_ >= 1) {
+            resync_seq_ = 2;
+          } else if (!IsJsonSpace(c)) {
+            resync_seq_ = 0;
+          }
+          ++p;
+          if (resync_seq_ == 0) {
+            while (p < end && *p != '}' && *p != '\n') ++p;
+          }
         } else {
           resync_col_ = -1;
           const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
@@ -429,11 +527,28 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         }
         break;
       case State::kEnd:
-        if (!IsJsonSpace(c)) ++trailing_bytes_;
+        if (c == '{' && bare_array_ && events_array_closed_) {
+          ResumeEventsAfterStrayBracket();  // re-examines c
+          break;
+        }
+        if (!IsJsonSpace(c)) {
+          ++trailing_bytes_;
+          events_array_closed_ = false;
+        }
         ++p;
         break;
       case State::kStopped:
         return absl::OkStatus();
+    }
+  }
+  if (state_ == State::kResync) {
+    // The input's last byte that is not a space, for Finish.
+    for (const char* q = end; q > begin;) {
+      --q;
+      if (!IsJsonSpace(*q)) {
+        tail_.assign(1, *q);
+        break;
+      }
     }
   }
   offset_ += input.size();
@@ -441,7 +556,14 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
 }
 
 void JsonEventSplitter::Finish() {
-  if (state_ != State::kEnd && state_ != State::kStart && state_ != State::kStopped) {
+  // Damage in the last event leaves the scan resynchronising when the input
+  // ends; an input that ends as a whole trace does (with '}', or ']' for a
+  // bare array) was damaged, not cut short. (A cut that happens to end on
+  // such a byte is then reported as the damage alone.)
+  const bool ends_whole = state_ == State::kResync && !tail_.empty() &&
+                          tail_.back() == (bare_array_ ? ']' : '}');
+  if (state_ != State::kEnd && state_ != State::kStart && state_ != State::kStopped &&
+      !ends_whole) {
     truncated_ = true;
   }
   if (state_ == State::kEventsElem && element_is_event_) DropOpenEvent();
@@ -450,6 +572,16 @@ void JsonEventSplitter::Finish() {
   finished_ = true;
   part_ = JsonPart();
   std::vector<std::string>().swap(spare_buffers_);
+}
+
+void JsonEventSplitter::ResumeEventsAfterStrayBracket() {
+  // A ']' followed by an event's '{' closed no array: a damaged separator.
+  if (junk_runs_++ == 0) first_junk_offset_ = events_array_close_offset_;
+  ++junk_bytes_;
+  events_array_closed_ = false;
+  in_junk_ = false;
+  elem_col_ = -1;
+  state_ = State::kEventsElemStart;
 }
 
 void JsonEventSplitter::DropOpenEvent() {
@@ -476,12 +608,10 @@ std::vector<JsonPart> JsonEventSplitter::TakeParts() {
 PaddedJson JsonEventSplitter::TakeMeta() {
   PaddedJson j;
   if (meta_.empty()) return j;
-  j.bytes.reserve(meta_.size() + 2 + kJsonPadding);
-  j.bytes.push_back('{');
-  j.bytes += meta_;
-  j.bytes.push_back('}');
+  meta_.push_back('}');
+  j.bytes = std::move(meta_);
+  meta_ = std::string();
   AppendPadding(j);
-  meta_.clear();
   return j;
 }
 

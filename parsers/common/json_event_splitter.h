@@ -53,6 +53,16 @@ class JsonEventSplitter {
     int64_t max_nesting_depth = 0;
   };
 
+  // What a string followed by a byte that cannot follow one is reported as.
+  static constexpr const char* kQuoteOutOfPlace =
+      "a quote out of place (a string followed by a byte that cannot follow one)";
+
+  // Top-level keys longer than this stop the scan (an error); top-level
+  // values (metadata) larger than this are dropped as they come and counted
+  // (meta_values_over_limit()).
+  static constexpr size_t kMaxTopLevelKeyBytes = size_t{1} << 20;
+  static constexpr size_t kMaxMetaValueBytes = size_t{64} << 20;
+
   JsonEventSplitter(size_t split_bytes, size_t max_document_bytes);
   // Tests: off makes every byte go through the byte-wise path, which the
   // fast path must agree with.
@@ -60,14 +70,17 @@ class JsonEventSplitter {
   void set_limits(const Limits& limits) { limits_ = limits; }
 
   // Scans the next bytes. Fails when the input is not a JSON object or array
-  // at the top level, or one event exceeds max_document_bytes; the error
-  // names the offending byte, and bytes_seen() then stops there.
+  // at the top level (INVALID_ARGUMENT: malformed JSON), or one event or
+  // top-level value exceeds max_document_bytes (RESOURCE_EXHAUSTED); the
+  // error names the offending byte, and bytes_seen() then stops there.
   //
-  // Damage inside the event array is skipped where the text has lines (as
-  // every trace writer's has): an event holding a raw newline inside a
-  // string (a lost or extra quote) or left open where a line opens the
-  // next event at its indentation (a lost bracket) is dropped, and the scan
-  // resumes at the next line that starts an event. damage_count() and
+  // Damage inside the event array is skipped: an event holding a raw newline
+  // inside a string or a string followed by a byte that cannot follow one (a
+  // lost or extra quote), or left open where a line opens the next event at
+  // its indentation (a lost bracket), is dropped, and the scan resumes at the
+  // next line that starts an event at that indentation or, where events do
+  // not start lines (a trace on one line), at the next '{' after "}," (spaces
+  // allowed between them). damage_count() and
   // events_lost() count them; the first is located by first_damage_offset().
   absl::Status Feed(std::string_view bytes);
   // The input ended: closes the last part. An unfinished top-level value
@@ -94,6 +107,15 @@ class JsonEventSplitter {
   int64_t skipped_elements() const { return skipped_elements_; }
   int64_t trailing_bytes() const { return trailing_bytes_; }
   int64_t damage_count() const { return damage_count_; }
+  // Bytes between events that start no JSON value (or a ']' followed by the
+  // next event's '{'), skipped: how many runs of them, their bytes, and
+  // where the first run starts.
+  int64_t meta_values_over_limit() const { return meta_values_over_limit_; }
+  uint64_t first_meta_over_limit_offset() const { return first_meta_over_limit_offset_; }
+  const std::string& first_meta_over_limit_key() const { return first_meta_over_limit_key_; }
+  int64_t junk_runs() const { return junk_runs_; }
+  int64_t junk_bytes() const { return junk_bytes_; }
+  uint64_t first_junk_offset() const { return first_junk_offset_; }
   int64_t events_lost() const { return events_lost_; }
   // Where the first damaged event starts, and where its damage showed.
   uint64_t first_damaged_event_offset() const { return first_damaged_event_offset_; }
@@ -134,6 +156,7 @@ class JsonEventSplitter {
     bool backslash_carry = false;
     bool lines = false;   // an event: check its line ends for damage
     int64_t indent = -1;  // the event's column when it starts its line
+    bool after_string = false;  // a string just closed: check the next byte
     const char* damage = nullptr;  // where damage showed, if it did
     const char* damage_what = "";
   };
@@ -150,6 +173,11 @@ class JsonEventSplitter {
   void ClosePart();
   void EndEvent();
   void DropOpenEvent();  // the event being scanned, and its comma
+  void ResumeEventsAfterStrayBracket();
+  static bool CanStartJsonValue(char c) {
+    return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+           c == 'f' || c == 'n';
+  }
   // Checks the open event against limits_; drops it when over one.
   void CheckEventLimits(size_t event_bytes);
   // Whether the open event's text, scanned on from string_scan_.pos, holds
@@ -176,6 +204,29 @@ class JsonEventSplitter {
   int64_t elem_col_ = -1;    // column in the event array's whitespace; -1: mid-line
   int64_t resync_col_ = -1;  // the same while resynchronising
   int64_t resync_indent_ = -1;
+  // Single-line resynchronisation: 1 after '}', 2 after '}' and ',' (spaces
+  // between them allowed); a '{' then starts the next event.
+  int resync_seq_ = 0;
+  // The last byte fed that is not a space, while resynchronising.
+  std::string tail_;
+  bool skipping_meta_value_ = false;
+  uint64_t meta_value_start_offset_ = 0;
+  int64_t meta_values_over_limit_ = 0;
+  uint64_t first_meta_over_limit_offset_ = 0;
+  std::string first_meta_over_limit_key_;
+  int64_t junk_runs_ = 0;
+  int64_t junk_bytes_ = 0;
+  uint64_t first_junk_offset_ = 0;
+  bool in_junk_ = false;
+  // The last element of the event array, for junk after a string element.
+  bool last_element_was_string_ = false;
+  // The first junk byte or element that is no event since the last event
+  // started, and the column the last event started at (-1: mid-line).
+  uint64_t gap_first_offset_ = UINT64_MAX;
+  int64_t last_event_indent_ = -1;
+  // The event array's ']' was the last byte that was not a space.
+  bool events_array_closed_ = false;
+  uint64_t events_array_close_offset_ = 0;
 
   std::string key_;
   bool key_backslash_carry_ = false;

@@ -37,6 +37,11 @@ __attribute__((target("avx2"))) BlockMasks ClassifyBlockAvx2(const char* p) {
   const __m256i close_brace = _mm256_set1_epi8('}');
   const __m256i close_bracket = _mm256_set1_epi8(']');
   const __m256i newline = _mm256_set1_epi8('\n');
+  const __m256i colon = _mm256_set1_epi8(':');
+  const __m256i comma = _mm256_set1_epi8(',');
+  const __m256i space = _mm256_set1_epi8(' ');
+  const __m256i tab = _mm256_set1_epi8('\t');
+  const __m256i cr = _mm256_set1_epi8('\r');
   for (int k = 0; k < 2; ++k) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
     const int shift = 32 * k;
@@ -49,7 +54,15 @@ __attribute__((target("avx2"))) BlockMasks ClassifyBlockAvx2(const char* p) {
                                       _mm256_cmpeq_epi8(v, open_bracket)));
     m.close |= TL_BITS(_mm256_or_si256(_mm256_cmpeq_epi8(v, close_brace),
                                        _mm256_cmpeq_epi8(v, close_bracket)));
-    m.newline |= TL_BITS(_mm256_cmpeq_epi8(v, newline));
+    const __m256i nl = _mm256_cmpeq_epi8(v, newline);
+    m.newline |= TL_BITS(nl);
+    m.after_string_ok |= TL_BITS(_mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(v, colon), _mm256_cmpeq_epi8(v, comma)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(v, space), _mm256_cmpeq_epi8(v, tab))),
+        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, cr), nl),
+                        _mm256_or_si256(_mm256_cmpeq_epi8(v, close_brace),
+                                        _mm256_cmpeq_epi8(v, close_bracket)))));
 #undef TL_BITS
   }
   return m;
@@ -65,6 +78,11 @@ __attribute__((target("avx512bw"))) BlockMasks ClassifyBlockAvx512(const char* p
   m.close = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('}')) |
             _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(']'));
   m.newline = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+  m.after_string_ok = m.close | m.newline | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(':')) |
+                      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(',')) |
+                      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) |
+                      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\t')) |
+                      _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\r'));
   return m;
 }
 #endif
@@ -87,6 +105,7 @@ struct Block {
   uint64_t structural = 0;  // brackets outside strings
   uint64_t open = 0;        // '{' or '[' (with structural: outside strings)
   uint64_t newline = 0;
+  uint64_t bad_after_string = 0;  // json_scan::BadAfterString
 };
 
 }  // namespace
@@ -99,6 +118,7 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
   // Carried into the next block; clear between events (no strings there),
   // which is where this path starts and where it hands back.
   bool in_string = false;
+  bool closing_carry = false;  // the previous block ended on a closing quote
   Block block;
   // False for a block holding a backslash: escapes are the byte-wise path's
   // (outside strings a backslash is a plain byte there, as in damaged input).
@@ -111,7 +131,9 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
     block.structural = (m.open | m.close) & ~block.in_string & ~m.quote;
     block.open = m.open;
     block.newline = m.newline;
+    block.bad_after_string = json_scan::BadAfterString(m, block.in_string, closing_carry);
     in_string = (block.in_string >> 63) != 0;
+    closing_carry = ((m.quote & ~block.in_string) >> 63) != 0;
     return true;
   };
   // Blocks are whole 64-byte spans of the input at hand, counted from p.
@@ -143,6 +165,11 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
     if (limits_.max_events > 0 && events_seen_ >= limits_.max_events) return q;
     const char* const event = q;
     const int64_t indent = elem_col_;
+    // As the byte-wise path does when an event starts.
+    last_event_indent_ = indent;
+    gap_first_offset_ = UINT64_MAX;
+    last_element_was_string_ = false;
+    in_junk_ = false;
     while (q >= block.at + 64) {
       if (!classify(block.at + 64)) return q;
     }
@@ -189,6 +216,15 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
           }
         }
       }
+      // A quote out of place: damage from that byte if it comes first.
+      const uint64_t bad = block.bad_after_string & from_mask & before_close;
+      if (bad != 0) {
+        const char* at_bad = block.at + __builtin_ctzll(bad);
+        if (damage == nullptr || at_bad < damage) {
+          damage = at_bad;
+          damage_what = JsonEventSplitter::kQuoteOutOfPlace;
+        }
+      }
       if (damage != nullptr) break;
       if (close_bit < 64) {
         close = block.at + close_bit;
@@ -209,8 +245,9 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
     const size_t event_bytes = damage != nullptr ? 0 : static_cast<size_t>(close + 1 - event);
     if (damage == nullptr &&
         ((limits_.max_nesting_depth > 0 && peak > limits_.max_nesting_depth) ||
-         (limits_.max_string_bytes > 0 && event_bytes > limits_.max_string_bytes))) {
-      elem_col_ = indent;  // the byte-wise path applies the limit
+         (limits_.max_string_bytes > 0 && event_bytes > limits_.max_string_bytes) ||
+         event_bytes > max_document_bytes_)) {
+      elem_col_ = indent;  // the byte-wise path applies the limits
       return event;
     }
     elem_col_ = -1;
@@ -225,6 +262,7 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
       ++events_lost_;
       resync_col_ = -1;
       resync_indent_ = indent;
+      resync_seq_ = 0;
       value_ = ValueScan();
       value_.indent = indent;
       state_ = State::kResync;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 
 namespace tracelint {
@@ -107,7 +108,7 @@ TEST(JsonEventSplitter, DocumentLimitMovesEventToNextPart) {
   ASSERT_EQ(s.parts.size(), 2u);
   EXPECT_EQ(s.parts[1].substr(0, 7), "[{\"b\": ");
   Split too_big = SplitAll(trace, 9, 1 << 20, 64);
-  EXPECT_TRUE(absl::IsInvalidArgument(too_big.status));
+  EXPECT_TRUE(absl::IsResourceExhausted(too_big.status));
 }
 
 TEST(JsonEventSplitter, BareArray) {
@@ -215,7 +216,10 @@ TEST(JsonEventSplitter, FlippedByteCostsOneEvent) {
           EXPECT_GE(kept, 99) << "flip '" << flip << "' at " << i << " chunk " << chunk;
           EXPECT_LE(s.events_lost(), 1);
           if (s.damage_count() > 0) {
-            EXPECT_EQ(s.first_damaged_event_offset(), event_start);
+            // Where the broken element begins: the event, or the part of
+            // it left after a flip closed it early ("{}ph": ... ).
+            EXPECT_GE(s.first_damaged_event_offset(), event_start);
+            EXPECT_LE(s.first_damaged_event_offset(), s.first_damage_offset());
             EXPECT_GE(s.first_damage_offset(), i);
             EXPECT_LE(s.first_damage_offset(), next_event);
           }
@@ -225,6 +229,49 @@ TEST(JsonEventSplitter, FlippedByteCostsOneEvent) {
     }
     EXPECT_GT(checked, 100);
   }
+}
+
+// A trace on one line (Kineto writes some so) has no line to resume at: a
+// quote flipped to any other byte turns the strings after it inside out,
+// which shows where a string is followed by a byte no string is followed by;
+// the scan drops that event and resumes after the next "}," -- never losing
+// the rest of the file as if it ended early.
+TEST(JsonEventSplitter, OneLineTraceResumesAfterAFlippedQuote) {
+  std::string trace = LinedTrace(100, false);
+  std::replace(trace.begin(), trace.end(), '\n', ' ');
+  const size_t event_start = trace.rfind('{', trace.find("\"op40\""));
+  const size_t event_end = trace.find("}}", event_start) + 2;
+  const size_t event_42 = trace.rfind('{', trace.find("\"op42\""));
+  int checked = 0;
+  for (size_t i = event_start; i < event_end; ++i) {
+    if (trace[i] != '"') continue;
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bad = trace;
+      bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
+      for (size_t chunk : {size_t{7}, size_t{64}, bad.size()}) {
+        JsonEventSplitter s(512, size_t{1} << 20);
+        absl::Status status;
+        for (size_t k = 0; k < bad.size() && status.ok(); k += chunk) {
+          status = s.Feed(std::string_view(bad).substr(k, chunk));
+        }
+        s.Finish();
+        const std::string where = fmt::format("quote at {} bit {} chunk {}", i, bit, chunk);
+        ASSERT_TRUE(status.ok()) << status << " " << where;
+        EXPECT_FALSE(s.truncated()) << where;
+        int64_t kept = 0;
+        for (JsonPart& p : s.TakeParts()) kept += static_cast<int64_t>(p.event_count());
+        // The event's last quote pairs with the next event's first: both go.
+        EXPECT_GE(kept, 98) << where;
+        EXPECT_EQ(s.damage_count(), 1) << where;
+        EXPECT_EQ(s.first_damaged_event_offset(), event_start) << where;
+        EXPECT_STREQ(s.first_damage_what(), JsonEventSplitter::kQuoteOutOfPlace) << where;
+        EXPECT_GT(s.resumed_offset(), static_cast<int64_t>(i)) << where;
+        EXPECT_LE(s.resumed_offset(), static_cast<int64_t>(event_42)) << where;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 8 * 10);
 }
 
 // Syntax errors name their own byte, not the start of the chunk holding it.

@@ -60,6 +60,11 @@ inline const char* FindStringEnd(const char* p, const char* end, bool* escaped) 
   }
 }
 
+// See BlockMasks::after_string_ok.
+inline bool IsAfterStringOk(char c) {
+  return c == ':' || c == ',' || c == '}' || c == ']' || IsJsonSpace(c);
+}
+
 inline bool IsStructural(char c) {
   return c == '"' || c == '{' || c == '}' || c == '[' || c == ']';
 }
@@ -101,7 +106,20 @@ struct BlockMasks {
   uint64_t open = 0;   // '{' or '['
   uint64_t close = 0;  // '}' or ']'
   uint64_t newline = 0;
+  // Bytes that may follow a string's closing quote in valid JSON: ':' after
+  // a key, ',', '}' or ']' after a value, or whitespace. Anything else there
+  // means the quotes are paired wrongly (a lost or extra quote).
+  uint64_t after_string_ok = 0;
 };
+
+// Closing quotes (given the block's in-string mask, opening quotes included)
+// followed by a byte that cannot follow a string; `closing_carry`: the
+// previous block ended on a closing quote (bit 0 is then checked too).
+inline uint64_t BadAfterString(const BlockMasks& m, uint64_t in_string, bool closing_carry) {
+  uint64_t closing = m.quote & ~in_string;
+  uint64_t follows = (closing << 1) | (closing_carry ? 1u : 0u);
+  return follows & ~m.after_string_ok;
+}
 
 inline BlockMasks ClassifyBlock(const char* p) {
   BlockMasks m;
@@ -113,6 +131,11 @@ inline BlockMasks ClassifyBlock(const char* p) {
   const __m128i close_brace = _mm_set1_epi8('}');
   const __m128i close_bracket = _mm_set1_epi8(']');
   const __m128i newline = _mm_set1_epi8('\n');
+  const __m128i colon = _mm_set1_epi8(':');
+  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i cr = _mm_set1_epi8('\r');
   for (int k = 0; k < 4; ++k) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
     auto bits = [&](__m128i hit) {
@@ -123,7 +146,15 @@ inline BlockMasks ClassifyBlock(const char* p) {
     m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, open_bracket)));
     m.close |=
         bits(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace), _mm_cmpeq_epi8(v, close_bracket)));
-    m.newline |= bits(_mm_cmpeq_epi8(v, newline));
+    __m128i nl = _mm_cmpeq_epi8(v, newline);
+    m.newline |= bits(nl);
+    __m128i ok = _mm_or_si128(
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, comma)),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab))),
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr), nl),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, close_brace),
+                                  _mm_cmpeq_epi8(v, close_bracket))));
+    m.after_string_ok |= bits(ok);
   }
 #else
   for (int i = 0; i < 64; ++i) {
@@ -134,6 +165,7 @@ inline BlockMasks ClassifyBlock(const char* p) {
     if (c == '{' || c == '[') m.open |= bit;
     if (c == '}' || c == ']') m.close |= bit;
     if (c == '\n') m.newline |= bit;
+    if (IsAfterStringOk(c)) m.after_string_ok |= bit;
   }
 #endif
   return m;

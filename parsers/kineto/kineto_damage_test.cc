@@ -2,6 +2,7 @@
 // byte costs its event only and the warning says where it is, a syntax
 // error names its own byte, and a gzip stream cut inside its trailer is a
 // truncation.
+#include <algorithm>
 #include <string>
 
 #include "analyzer/model/timeline_invariants.h"
@@ -62,7 +63,10 @@ TEST(KinetoDamage, FlippedQuoteCostsOneEventAndIsLocated) {
     EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(event));
     EXPECT_NE(d.description.find("at byte " + std::to_string(event)), std::string::npos)
         << d.description;
-    EXPECT_NE(d.description.find("1 damaged event"), std::string::npos) << d.description;
+    EXPECT_NE(d.description.find("malformed event at byte " + std::to_string(event) +
+                                 " of the decompressed stream; 1 event skipped"),
+              std::string::npos)
+        << d.description;
     EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0);
   }
 }
@@ -90,9 +94,13 @@ TEST(KinetoDamage, SyntaxErrorNamesItsOwnByte) {
   EXPECT_EQ(tl->metadata().events_read, 2000);
   EXPECT_TRUE(tl->metadata().truncated);
   EXPECT_EQ(tl->metadata().truncated_at_byte, static_cast<int64_t>(bad));
-  Diagnostic d = Find(*tl, "truncated_input");
+  // Damage, not a cut file: named as what it is.
+  EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0);
+  Diagnostic d = Find(*tl, "malformed_json");
+  EXPECT_EQ(d.severity, Severity::kError);
   EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(bad));
-  EXPECT_NE(d.description.find("at byte " + std::to_string(bad)), std::string::npos)
+  EXPECT_NE(d.description.find("malformed JSON at byte " + std::to_string(bad)),
+            std::string::npos)
       << d.description;
 }
 
@@ -111,6 +119,133 @@ TEST(KinetoDamage, GzipCutInItsTrailerIsATruncation) {
   absl::StatusOr<Timeline> whole = Parse(dir, gz, "whole.json.gz");
   ASSERT_TRUE(whole.ok());
   EXPECT_EQ(whole->diagnostics().Count("truncated_input"), 0);
+}
+
+// A trace on one line has no line to resume at: a flipped quote costs its
+// event (and the next, whose first quote it pairs with), never the rest of
+// the file as if it ended early (issue 31, point 4).
+TEST(KinetoDamage, OneLineTraceFlippedQuoteCostsItsEventNotTheRest) {
+  TempDir dir;
+  std::string trace = LinedTrace(300);
+  std::replace(trace.begin(), trace.end(), '\n', ' ');
+  size_t event = trace.rfind('{', trace.find("\"op120\""));
+  for (size_t quote : {trace.find("\"cpu_op\"", event), trace.find("\"ts\"", event) + 3}) {
+    for (bool gz : {false, true}) {
+      std::string bad = trace;
+      bad[quote] = static_cast<char>(bad[quote] ^ 0x01);  // '"' -> '#'
+      absl::StatusOr<Timeline> tl =
+          Parse(dir, gz ? Gzip(bad) : bad, gz ? "one.json.gz" : "one.json");
+      ASSERT_TRUE(tl.ok()) << tl.status();
+      EXPECT_TRUE(CheckTimelineInvariants(*tl).ok());
+      EXPECT_GE(tl->metadata().events_read, 298) << quote;
+      EXPECT_FALSE(tl->metadata().truncated) << quote;
+      EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0) << quote;
+      Diagnostic d = Find(*tl, "damaged_json");
+      EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(event)) << quote;
+      EXPECT_NE(d.description.find("quote out of place"), std::string::npos) << d.description;
+      EXPECT_NE(d.description.find("reading resumed at byte"), std::string::npos)
+          << d.description;
+    }
+  }
+}
+
+// Bytes between events that are no JSON are skipped and named as malformed
+// JSON at their byte; every event is still read.
+TEST(KinetoDamage, JunkBetweenEventsIsMalformedJsonAndReadingGoesOn) {
+  TempDir dir;
+  for (bool one_line : {false, true}) {
+    std::string trace = LinedTrace(300);
+    if (one_line) std::replace(trace.begin(), trace.end(), '\n', ' ');
+    size_t event = trace.rfind('{', trace.find("\"op150\""));
+    size_t comma = trace.rfind(',', event);
+    for (char junk : {':', '}', 'x', ']', '#'}) {
+      std::string bad = trace;
+      bad[comma] = junk;
+      absl::StatusOr<Timeline> tl = Parse(dir, bad, "junk.json");
+      ASSERT_TRUE(tl.ok()) << tl.status();
+      const std::string what = std::string("junk '") + junk + "' one_line " +
+                               std::to_string(one_line);
+      EXPECT_EQ(tl->metadata().events_read, 300) << what;
+      EXPECT_FALSE(tl->metadata().truncated) << what;
+      Diagnostic d = Find(*tl, "malformed_json");
+      EXPECT_EQ(d.severity, Severity::kError) << what;
+      EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(comma)) << what;
+      EXPECT_NE(d.description.find("malformed JSON at byte " + std::to_string(comma)),
+                std::string::npos)
+          << d.description;
+      EXPECT_EQ(tl->diagnostics().Count("non_object_event"), 0) << what;
+    }
+  }
+}
+
+// A phase letter the Trace Event Format does not define is counted in a
+// warning; a defined one tracelint does not model stays an info.
+TEST(KinetoDamage, UnknownPhaseIsAWarning) {
+  TempDir dir;
+  std::string trace = LinedTrace(20);
+  size_t x = trace.find("\"ph\": \"X\"", trace.find("\"op5\"") - 60);
+  std::string bad = trace;
+  bad[x + 7] = 'Z';
+  absl::StatusOr<Timeline> tl = Parse(dir, bad, "phase.json");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  Diagnostic d = Find(*tl, "unknown_phase");
+  EXPECT_EQ(d.count, 1);
+  EXPECT_EQ(d.severity, Severity::kWarning);
+  bad[x + 7] = 'b';  // async begin: defined, not modelled
+  tl = Parse(dir, bad, "async.json");
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->diagnostics().Count("unknown_phase"), 0);
+  EXPECT_EQ(Find(*tl, "unsupported_phase").severity, Severity::kInfo);
+}
+
+// An event larger than the document limit stops reading at a limit, not as
+// malformed JSON.
+TEST(KinetoDamage, EventOverTheDocumentLimitIsALimitNotDamage) {
+  TempDir dir;
+  std::string trace = LinedTrace(50);
+  size_t at = trace.find("\"op30\"");
+  trace.insert(at + 6, ", \"big\": \"" + std::string(20000, 'b') + "\"");
+  ParseOptions options;
+  options.threads = 2;
+  options.split_bytes = 1000;
+  options.max_document_bytes = 8192;
+  absl::StatusOr<Timeline> tl = ParseKinetoJsonFile(dir.Write("big.json", trace), options);
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->metadata().events_read, 30);
+  EXPECT_TRUE(tl->metadata().truncated);
+  EXPECT_EQ(tl->diagnostics().Count("malformed_json"), 0);
+  Diagnostic d = Find(*tl, "limit_reached");
+  EXPECT_EQ(d.severity, Severity::kWarning);
+  EXPECT_NE(d.description.find("larger than the 8192 byte document limit"), std::string::npos)
+      << d.description;
+}
+
+// Damage in the last event of a one-line trace leaves no event to resume
+// at: the event is skipped and the input, which ends as a whole trace does,
+// is not reported as cut short.
+TEST(KinetoDamage, OneLineTraceDamagedInItsLastEventIsNotCut) {
+  TempDir dir;
+  std::string trace = LinedTrace(50);
+  std::replace(trace.begin(), trace.end(), '\n', ' ');
+  size_t last = trace.rfind('{', trace.find("\"op49\""));
+  std::string bad = trace;
+  bad[trace.find("\"cat\"", last)] = '#';
+  for (bool gz : {false, true}) {
+    absl::StatusOr<Timeline> tl =
+        Parse(dir, gz ? Gzip(bad) : bad, gz ? "last.json.gz" : "last.json");
+    ASSERT_TRUE(tl.ok()) << tl.status();
+    EXPECT_EQ(tl->metadata().events_read, 49);
+    EXPECT_FALSE(tl->metadata().truncated);
+    EXPECT_EQ(tl->diagnostics().Count("truncated_input"), 0);
+    Diagnostic d = Find(*tl, "damaged_json");
+    EXPECT_EQ(d.first_byte_offset, static_cast<int64_t>(last));
+    EXPECT_NE(d.description.find("no event after it could be found"), std::string::npos)
+        << d.description;
+  }
+  // Cut inside that damaged event, it is cut short.
+  absl::StatusOr<Timeline> cut = Parse(dir, bad.substr(0, bad.size() - 20), "cut.json");
+  ASSERT_TRUE(cut.ok()) << cut.status();
+  EXPECT_TRUE(cut->metadata().truncated);
 }
 
 }  // namespace

@@ -362,9 +362,18 @@ void EventEmitter::OnEvent(const RawEvent& ev) {
       EmitCounters(ev, ts_ns);
       return;
     default:
-      Diag("unsupported_phase", Severity::kInfo,
-           "events of a phase tracelint does not model (async b/e/n, flow steps, samples), "
-           "skipped");
+      // A letter the Trace Event Format defines (async, flow steps,
+      // samples, objects, memory dumps, marks, clock syncs, contexts) is a
+      // phase tracelint does not model; any other is damage or a writer's
+      // error, and worth a warning.
+      if (std::string_view("bentpPONDSTFRcVv()=").find(ph) != std::string_view::npos) {
+        Diag("unsupported_phase", Severity::kInfo,
+             "events of a phase tracelint does not model (async b/e/n, flow steps, samples), "
+             "skipped");
+      } else {
+        Diag("unknown_phase", Severity::kWarning,
+             "events whose \"ph\" is no Trace Event Format phase, skipped");
+      }
       return;
   }
 }

@@ -22,6 +22,7 @@
 #include "parsers/kineto/chrome_generic_tracks.h"
 #include "parsers/kineto/kineto_event_emitter.h"
 #include "parsers/kineto/kineto_metadata.h"
+#include "parsers/kineto/kineto_parse_diagnostics.h"
 
 namespace tracelint {
 namespace kineto {
@@ -209,64 +210,6 @@ absl::Status ReadMetaInto(const JsonReader& reader, PaddedJson text, RawMeta& me
                                        fmt::format("top-level keys not read: {}", std::string(s.message())));
   }
   return absl::OkStatus();
-}
-
-std::string DecompressedLimitText(const InputStream& in) {
-  uint64_t cap = in.max_output_bytes();
-  std::string what =
-      in.compressed()
-          ? fmt::format("the {}-byte gzip input inflates to more (over {}x)", in.file_bytes(),
-                        in.file_bytes() > 0 ? cap / in.file_bytes() : cap)
-          : fmt::format("the file is {} bytes", in.file_bytes());
-  return fmt::format(
-      "stopped at the decompressed-size limit of {} bytes ({}): {}; raise the limit with "
-      "--max-decompressed-bytes SIZE (e.g. {}; 0: no limit)",
-      cap, FormatByteSize(cap), what, FormatByteSize(cap * 4));
-}
-
-// limit_reached (reading stopped at a cap) and event_over_*_limit (events
-// dropped), each naming the limit and its flag.
-void AddLimitDiagnostics(const InputStream& in, const JsonEventSplitter& splitter,
-                         const ParseLimits& limits, int64_t events, const MemoryLedger& ledger,
-                         uint64_t memory_stop_bytes, ImportDiagnostics& diagnostics) {
-  if (memory_stop_bytes > 0) {
-    diagnostics.Add("limit_reached", Severity::kWarning,
-                    fmt::format("{}; the {} complete events in the first {} bytes were analysed",
-                                MemoryLimitText(ledger, memory_stop_bytes), events,
-                                splitter.bytes_seen()),
-                    1, static_cast<int64_t>(splitter.bytes_seen()));
-  } else if (in.limit_reached()) {
-    diagnostics.Add("limit_reached", Severity::kWarning,
-                    fmt::format("{}; the {} complete events in the first {} bytes were analysed",
-                                DecompressedLimitText(in), events, splitter.bytes_seen()),
-                    1, static_cast<int64_t>(in.max_output_bytes()));
-  } else if (splitter.stopped_at_event_limit()) {
-    diagnostics.Add(
-        "limit_reached", Severity::kWarning,
-        fmt::format("stopped at the event limit of {} events at byte {} of the decompressed "
-                    "stream; the events before it were analysed; raise the limit with "
-                    "--max-events N (0: no limit)",
-                    ResolveMaxEvents(limits), splitter.bytes_seen()),
-        1, static_cast<int64_t>(splitter.bytes_seen()));
-  }
-  if (splitter.events_over_string_limit() > 0) {
-    diagnostics.Add(
-        "event_over_string_limit", Severity::kWarning,
-        fmt::format("event(s) holding a string longer than the {}-byte limit, dropped (first at "
-                    "byte {}); raise the limit with --max-string-bytes SIZE (0: no limit)",
-                    limits.max_string_bytes, splitter.first_over_string_offset()),
-        splitter.events_over_string_limit(),
-        static_cast<int64_t>(splitter.first_over_string_offset()));
-  }
-  if (splitter.events_over_depth_limit() > 0) {
-    diagnostics.Add(
-        "event_over_depth_limit", Severity::kWarning,
-        fmt::format("event(s) nested deeper than the {}-level limit, dropped (first at byte {}); "
-                    "raise the limit with --max-nesting-depth N (0: no limit)",
-                    limits.max_nesting_depth, splitter.first_over_depth_offset()),
-        splitter.events_over_depth_limit(),
-        static_cast<int64_t>(splitter.first_over_depth_offset()));
-  }
 }
 
 }  // namespace
@@ -471,29 +414,7 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   }
   DescribeUnlistedDevices(facts.slice_devices, m, merged.diagnostics());
   m.events_read = events;
-  if (splitter.skipped_elements() > 0) {
-    merged.diagnostics().Add("non_object_event", Severity::kWarning,
-                             "elements of the event array that are not objects, skipped",
-                             splitter.skipped_elements());
-  }
-  if (splitter.trailing_bytes() > 0) {
-    merged.diagnostics().Add("trailing_data", Severity::kWarning,
-                             "bytes after the end of the top-level JSON value, ignored",
-                             splitter.trailing_bytes());
-  }
-  if (splitter.damage_count() > 0) {
-    const int64_t first = static_cast<int64_t>(splitter.first_damaged_event_offset());
-    merged.diagnostics().Add(
-        "damaged_json", Severity::kError,
-        fmt::format("damaged JSON: the event at byte {} of the decompressed stream is broken "
-                    "({} at byte {}); {} damaged event(s) dropped, {}",
-                    first, splitter.first_damage_what(), splitter.first_damage_offset(),
-                    splitter.events_lost(),
-                    splitter.resumed_offset() >= 0
-                        ? fmt::format("reading resumed at byte {}", splitter.resumed_offset())
-                        : std::string("no event after it could be found")),
-        splitter.events_lost(), first);
-  }
+  AddSplitterDiagnostics(splitter, merged.diagnostics());
   const StreamDamage* damage = in->damage();
   if (damage != nullptr && damage->truncated && !truncated) {
     // All the JSON arrived, but not the gzip trailer that checks it.
@@ -519,14 +440,23 @@ absl::StatusOr<Timeline> ParseKinetoJsonFileWith(const std::string& path,
   } else if (truncated) {
     m.truncated = true;
     m.truncated_at_byte = static_cast<int64_t>(splitter.bytes_seen());
-    if (!scan_error.ok()) {
+    if (absl::IsResourceExhausted(scan_error)) {
+      // One event or value over the document limit: a limit, not damage.
+      merged.diagnostics().Add(
+          "limit_reached", Severity::kWarning,
+          fmt::format("stopped at byte {} of the decompressed stream: {}; the {} complete "
+                      "events before it were analysed",
+                      m.truncated_at_byte, std::string(scan_error.message()), events),
+          1, m.truncated_at_byte);
+    } else if (!scan_error.ok()) {
       // bytes_seen() stops at the offending byte: the message and the
       // offset name the damage itself, not the chunk that held it.
+      m.truncated_reason = "malformed JSON";
       merged.diagnostics().Add(
-          "truncated_input", Severity::kWarning,
-          fmt::format("JSON syntax error ({}); reading stopped at byte {} of the decompressed "
-                      "stream and the {} complete events before it were analysed",
-                      std::string(scan_error.message()), m.truncated_at_byte, events),
+          "malformed_json", Severity::kError,
+          fmt::format("malformed JSON at byte {} of the decompressed stream ({}); reading "
+                      "stopped there and the {} complete events before it were analysed",
+                      m.truncated_at_byte, std::string(scan_error.message()), events),
           1, m.truncated_at_byte);
     } else {
       std::string why = damage != nullptr ? damage->what
