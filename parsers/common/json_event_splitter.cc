@@ -590,7 +590,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
     for (const char* q = end; q > begin;) {
       --q;
       if (!IsJsonSpace(*q)) {
-        tail_.assign(1, *q);
+        last_byte_ = *q;
         break;
       }
     }
@@ -604,8 +604,7 @@ void JsonEventSplitter::Finish() {
   // ends; an input that ends as a whole trace does (with '}', or ']' for a
   // bare array) was damaged, not cut short. (A cut that happens to end on
   // such a byte is then reported as the damage alone.)
-  const bool ends_whole = state_ == State::kResync && !tail_.empty() &&
-                          tail_.back() == (bare_array_ ? ']' : '}');
+  const bool ends_whole = state_ == State::kResync && last_byte_ == (bare_array_ ? ']' : '}');
   if (state_ != State::kEnd && state_ != State::kStart && state_ != State::kStopped &&
       !ends_whole) {
     truncated_ = true;

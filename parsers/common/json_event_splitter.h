@@ -221,7 +221,7 @@ class JsonEventSplitter {
   // between them allowed); a '{' then starts the next event.
   int resync_seq_ = 0;
   // The last byte fed that is not a space, while resynchronising.
-  std::string tail_;
+  char last_byte_ = 0;
   bool skipping_meta_value_ = false;
   uint64_t meta_value_start_offset_ = 0;
   int64_t meta_values_over_limit_ = 0;

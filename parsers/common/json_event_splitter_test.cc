@@ -166,6 +166,17 @@ TEST(JsonEventSplitter, RecycledBuffersGiveTheSameParts) {
   EXPECT_EQ(parts, plain.parts);
 }
 
+// Feeds `input` in chunks of `chunk` bytes (stopping at an error), then
+// finishes the scan.
+absl::Status FeedInChunks(JsonEventSplitter& s, std::string_view input, size_t chunk) {
+  absl::Status status;
+  for (size_t k = 0; k < input.size() && status.ok(); k += chunk) {
+    status = s.Feed(input.substr(k, chunk));
+  }
+  s.Finish();
+  return status;
+}
+
 // Kineto writes one event per line (or a few lines, args indented deeper).
 std::string LinedTrace(int events, bool multi_line) {
   std::string t = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
@@ -202,11 +213,7 @@ TEST(JsonEventSplitter, FlippedByteCostsOneEvent) {
         bad[i] = flip;
         for (size_t chunk : {size_t{7}, size_t{64}, bad.size()}) {
           JsonEventSplitter s(512, size_t{1} << 20);
-          absl::Status status;
-          for (size_t k = 0; k < bad.size() && status.ok(); k += chunk) {
-            status = s.Feed(std::string_view(bad).substr(k, chunk));
-          }
-          s.Finish();
+          absl::Status status = FeedInChunks(s, bad, chunk);
           ASSERT_TRUE(status.ok()) << status << " flip " << flip << " at " << i;
           EXPECT_FALSE(s.truncated()) << "flip " << flip << " at " << i;
           int64_t kept = 0;
@@ -250,11 +257,7 @@ TEST(JsonEventSplitter, OneLineTraceResumesAfterAFlippedQuote) {
       bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
       for (size_t chunk : {size_t{7}, size_t{64}, bad.size()}) {
         JsonEventSplitter s(512, size_t{1} << 20);
-        absl::Status status;
-        for (size_t k = 0; k < bad.size() && status.ok(); k += chunk) {
-          status = s.Feed(std::string_view(bad).substr(k, chunk));
-        }
-        s.Finish();
+        absl::Status status = FeedInChunks(s, bad, chunk);
         const std::string where = fmt::format("quote at {} bit {} chunk {}", i, bit, chunk);
         ASSERT_TRUE(status.ok()) << status << " " << where;
         EXPECT_FALSE(s.truncated()) << where;

@@ -217,7 +217,20 @@ TEST(KinetoLimits, HugeMetadataValueCostsItsCapOnce) {
   EXPECT_NE(d.description.find("\"huge\" at byte 9"), std::string::npos) << d.description;
   std::printf("256 MiB metadata value: peak RSS %.0f MiB\n",
               static_cast<double>(peak) / (1 << 20));
-  EXPECT_LT(peak, uint64_t{200} << 20);
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  constexpr bool kAsan = true;
+#else
+  constexpr bool kAsan = false;
+#endif
+#else
+  constexpr bool kAsan = false;
+#endif
+  // ASan's quarantine keeps freed blocks resident (255 MiB measured there):
+  // the bound holds for the release build, where memory is given back.
+  if (!kAsan) EXPECT_LT(peak, uint64_t{200} << 20);
 }
 
 TEST(KinetoLimits, GzipBombWithALoweredLimitStopsThere) {
