@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
-#include <set>
+#include <tuple>
 
 #include "fmt/format.h"
 #include "rules/launch_context.h"
@@ -38,10 +39,17 @@ CauseSummary SummarizeIdle(const Timeline& tl, const IdleAttribution& idle,
                            const std::function<bool(const IdlePiece&)>& keep, size_t top_n,
                            const std::function<SliceId(const IdlePiece&)>& op_of) {
   CauseSummary out;
-  std::map<std::string, TopItem> by_op;
-  std::map<std::string, std::set<SliceId>> op_slices;  // count ops, not pieces
-  std::map<int, GapSummary> by_gap;
-  std::map<int, std::map<SliceId, TimeNs>> gap_ops;
+  // Kept pieces, sorted below rather than counted in maps: a long trace has
+  // millions of pieces and a map node (and a name string) per piece cost
+  // more than the attribution that made them.
+  struct Kept {
+    int gap;
+    SliceId op;
+    int step_index;
+    TimeNs start_ns;
+    TimeNs end_ns;
+  };
+  std::vector<Kept> kept;
   std::vector<TimeNs> step_sums(scope.step_ns.size(), 0);
   for (const IdlePiece& p : idle.pieces) {
     if (!keep(p)) continue;
@@ -51,24 +59,68 @@ CauseSummary SummarizeIdle(const Timeline& tl, const IdleAttribution& idle,
       step_sums[p.step_index] += len;
     }
     ++out.pieces;
-    SliceId op = op_of ? op_of(p) : p.host_slice;
-    std::string name =
-        op == kNoIndex ? std::string(kNoHostEvent) : std::string(tl.str(tl.slices().name[op]));
-    TopItem& item = by_op[name];
-    item.name = name;
-    item.total_ns += len;
-    op_slices[name].insert(op);
-    item.count = static_cast<int64_t>(op_slices[name].size());
-    GapSummary& g = by_gap[p.gap];
-    if (g.gap < 0) {
-      g.gap = p.gap;
-      g.step_index = p.step_index;
-      g.start_ns = p.start_ns;
+    kept.push_back({p.gap, op_of ? op_of(p) : p.host_slice, p.step_index, p.start_ns, p.end_ns});
+  }
+  // Host ops by name (interned: one id per name): their time and how many
+  // distinct ops (not pieces).
+  {
+    constexpr StringId kNoHostEventId = std::numeric_limits<StringId>::max();
+    const SliceColumns& c = tl.slices();
+    struct ByName {
+      StringId name;
+      SliceId op;
+      TimeNs ns;
+    };
+    std::vector<ByName> by_name;
+    by_name.reserve(kept.size());
+    for (const Kept& k : kept) {
+      by_name.push_back({k.op == kNoIndex ? kNoHostEventId : c.name[k.op], k.op,
+                         k.end_ns - k.start_ns});
     }
-    g.start_ns = std::min(g.start_ns, p.start_ns);
-    g.end_ns = std::max(g.end_ns, p.end_ns);
-    g.cause_ns += len;
-    gap_ops[p.gap][op] += len;
+    std::sort(by_name.begin(), by_name.end(), [](const ByName& x, const ByName& y) {
+      return std::tie(x.name, x.op) < std::tie(y.name, y.op);
+    });
+    for (size_t i = 0; i < by_name.size();) {
+      TopItem item;
+      item.name = by_name[i].name == kNoHostEventId ? std::string(kNoHostEvent)
+                                                    : std::string(tl.str(by_name[i].name));
+      size_t j = i;
+      for (; j < by_name.size() && by_name[j].name == by_name[i].name; ++j) {
+        item.total_ns += by_name[j].ns;
+        if (j == i || by_name[j].op != by_name[j - 1].op) ++item.count;
+      }
+      out.top_ops.push_back(std::move(item));
+      i = j;
+    }
+  }
+  // Gaps in id order; each gap's host op is the one holding most of it (the
+  // lowest slice id of equals).
+  std::sort(kept.begin(), kept.end(), [](const Kept& x, const Kept& y) {
+    return std::tie(x.gap, x.op) < std::tie(y.gap, y.op);
+  });
+  for (size_t i = 0; i < kept.size();) {
+    GapSummary g;
+    g.gap = kept[i].gap;
+    g.step_index = kept[i].step_index;
+    g.start_ns = kept[i].start_ns;
+    TimeNs best_ns = -1;
+    size_t j = i;
+    while (j < kept.size() && kept[j].gap == g.gap) {
+      const SliceId op = kept[j].op;
+      TimeNs op_ns = 0;
+      for (; j < kept.size() && kept[j].gap == g.gap && kept[j].op == op; ++j) {
+        g.start_ns = std::min(g.start_ns, kept[j].start_ns);
+        g.end_ns = std::max(g.end_ns, kept[j].end_ns);
+        op_ns += kept[j].end_ns - kept[j].start_ns;
+      }
+      g.cause_ns += op_ns;
+      if (op_ns > best_ns) {
+        best_ns = op_ns;
+        g.host_op = op;
+      }
+    }
+    out.worst_gaps.push_back(g);
+    i = j;
   }
   if (scope.steps > 0) {
     TimeNs denom = static_cast<TimeNs>(scope.steps) * scope.devices;
@@ -78,21 +130,10 @@ CauseSummary SummarizeIdle(const Timeline& tl, const IdleAttribution& idle,
     }
   }
   out.share = SafeShare(static_cast<double>(out.per_step_ns), static_cast<double>(scope.mean_step_ns));
-  for (auto& [name, item] : by_op) out.top_ops.push_back(item);
   std::sort(out.top_ops.begin(), out.top_ops.end(), [](const TopItem& a, const TopItem& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
   if (out.top_ops.size() > top_n) out.top_ops.resize(top_n);
-  for (auto& [id, g] : by_gap) {
-    TimeNs best = -1;
-    for (const auto& [op, ns] : gap_ops[id]) {
-      if (ns > best) {
-        best = ns;
-        g.host_op = op;
-      }
-    }
-    out.worst_gaps.push_back(g);
-  }
   std::sort(out.worst_gaps.begin(), out.worst_gaps.end(),
             [](const GapSummary& a, const GapSummary& b) {
               return a.cause_ns != b.cause_ns ? a.cause_ns > b.cause_ns : a.start_ns < b.start_ns;

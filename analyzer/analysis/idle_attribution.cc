@@ -64,9 +64,11 @@ class HostIndex {
   }
 
   // Boundaries of host slices of `track` strictly inside (a, b), sorted.
-  std::vector<TimeNs> CutsInside(TrackId track, TimeNs a, TimeNs b) const {
+  // Into *out (cleared first), reused across gaps.
+  void CutsInside(TrackId track, TimeNs a, TimeNs b, std::vector<TimeNs>* out) const {
+    std::vector<TimeNs>& cuts = *out;
     const SliceColumns& c = tl_.slices();
-    std::vector<TimeNs> cuts;
+    cuts.clear();
     for (SliceId s = InnermostAt(track, a); s != kNoIndex; s = c.parent[s]) {
       if (c.end_ns(s) < b) cuts.push_back(c.end_ns(s));
     }
@@ -81,7 +83,6 @@ class HostIndex {
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     std::erase_if(cuts, [&](TimeNs t) { return t <= a || t >= b; });
-    return cuts;
   }
 
   // Whether t lies inside the profiler's own code on `track`: torch.profiler's
@@ -379,12 +380,19 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
     ds.by_start.emplace_back(c.ts_ns[s], s);
     ds.by_end.emplace_back(c.end_ns(s), s);
   }
+  // At least one piece per gap, and a device has about as many gaps as
+  // activities: reserving that spares most of the vector's regrowth (each
+  // a fresh, page-faulted copy of millions of pieces on long traces).
+  size_t activities = 0;
+  for (const DeviceSlices& ds : by_device) activities += ds.by_start.size();
+  out.pieces.reserve(activities + steps.steps.size() * by_device.size());
   for (DeviceSlices& ds : by_device) {
     std::sort(ds.by_start.begin(), ds.by_start.end());
     std::sort(ds.by_end.begin(), ds.by_end.end());
   }
 
   int gap_counter = 0;
+  std::vector<TimeNs> cuts;  // one gap's, reused
   for (size_t di = 0; di < device_ids.size(); ++di) {
     const DeviceActivity& activity = ctx.device_activity()[di];
     const DeviceSlices& ds = by_device[di];
@@ -398,11 +406,23 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
         auto emit = [&](TimeNs a, TimeNs b, IdleCause cause, SliceId host, SliceId next,
                         SliceId thread_slice, SliceId cause_slice = kNoIndex) {
           if (b <= a) return;
-          out.pieces.push_back({activity.device, static_cast<int>(si), a, b, cause, host, next,
-                                gap_id, thread_slice, cause_slice});
           out.per_step_ns[si][static_cast<int>(cause)] += b - a;
           out.total_ns[static_cast<int>(cause)] += b - a;
           out.total_idle_ns += b - a;
+          // A cut at a host boundary that changes nothing the piece says (a
+          // runtime call inside the same op) extends the last piece: one-line
+          // inference traces would otherwise get 5 pieces where 1 says it all.
+          if (!out.pieces.empty()) {
+            IdlePiece& last = out.pieces.back();
+            if (last.end_ns == a && last.gap == gap_id && last.device == activity.device &&
+                last.cause == cause && last.host_slice == host && last.next_activity == next &&
+                last.host_thread_slice == thread_slice && last.cause_slice == cause_slice) {
+              last.end_ns = b;
+              return;
+            }
+          }
+          out.pieces.push_back({activity.device, static_cast<int>(si), a, b, cause, host, next,
+                                gap_id, thread_slice, cause_slice});
         };
         // The activity that ends the gap: the first one starting at its end.
         auto next_it = std::lower_bound(ds.by_start.begin(), ds.by_start.end(),
@@ -452,7 +472,7 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
         // the call returns the sync owns at most that much of the gap; the
         // rest belongs to what the host does then.
         TimeNs drain_until_ns = gap.start_ns;
-        std::vector<TimeNs> cuts = index.CutsInside(track, gap.start_ns, gap.end_ns);
+        index.CutsInside(track, gap.start_ns, gap.end_ns, &cuts);
         if (drained_by != kNoIndex) {
           TimeNs waited_ns = std::max<TimeNs>(0, gap.start_ns - c.ts_ns[drained_by]);
           drain_until_ns = std::max(gap.start_ns, c.end_ns(drained_by)) + waited_ns;
@@ -516,9 +536,14 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
       }
     }
   }
-  std::sort(out.pieces.begin(), out.pieces.end(), [](const IdlePiece& x, const IdlePiece& y) {
+  // Starts are distinct per device, so the order is total. Emitted in
+  // order already when the devices are listed by number (the usual case).
+  auto by_device_then_start = [](const IdlePiece& x, const IdlePiece& y) {
     return std::tie(x.device, x.start_ns) < std::tie(y.device, y.start_ns);
-  });
+  };
+  if (!std::is_sorted(out.pieces.begin(), out.pieces.end(), by_device_then_start)) {
+    std::sort(out.pieces.begin(), out.pieces.end(), by_device_then_start);
+  }
   idle_internal::ChargeInferredCauses(tl, out);
   return out;
 }
