@@ -37,142 +37,6 @@ JsonEventSplitter::JsonEventSplitter(size_t split_bytes, size_t max_document_byt
       // Part offsets are 32-bit; documents stay below 4 GiB.
       max_document_bytes_(std::clamp<size_t>(max_document_bytes, 64, 0xF0000000u)) {}
 
-const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char* end,
-                                         bool* done) {
-  *done = false;
-  // In an event, damage shows at line ends: a raw newline in a string (a
-  // lost or extra quote turned strings inside out), or a line opening the
-  // next event at this one's indentation while it is open (a lost bracket).
-  auto damaged = [&](const char* at, const char* what) {
-    v.damage = at;
-    v.damage_what = what;
-    return at;
-  };
-  // Exactly v.indent spaces or tabs after the newline, then '{'. The brace
-  // is looked at first: almost every line of an event fails there, without
-  // a walk over its indentation.
-  auto opens_next_event = [&](const char* newline) {
-    if (v.indent < 0 || end - newline <= v.indent + 1) return false;
-    const char* brace = newline + 1 + v.indent;
-    if (*brace != '{') return false;
-    for (const char* q = newline + 1; q < brace; ++q) {
-      if (*q != ' ' && *q != '\t') return false;
-    }
-    return true;
-  };
-  while (p < end) {
-    // Inside a container, 64 bytes at a time: strings found by prefix XOR of
-    // the quotes, brackets outside them counted. Blocks holding a backslash
-    // (rare in traces) take the byte-wise path below.
-    while (v.depth > 0 && !v.scalar && end - p >= 64 && !v.backslash_carry) {
-      BlockMasks m = ClassifyBlock(p);
-      if (m.backslash != 0) break;
-      uint64_t in_string = PrefixXor(m.quote) ^ (v.in_string ? ~uint64_t{0} : 0);
-      uint64_t bad = v.lines ? json_scan::BadAfterString(m, in_string, v.after_string) : 0;
-      uint64_t structural = (m.open | m.close) & ~in_string & ~m.quote;
-      int close_at = 64;  // where the value ends in this block
-      int64_t depth = v.depth;
-      while (structural != 0) {
-        int i = __builtin_ctzll(structural);
-        if ((m.open >> i) & 1) {
-          if (++depth > v.peak_depth) v.peak_depth = depth;
-        } else if (--depth == 0) {
-          close_at = i;
-          break;
-        }
-        structural &= structural - 1;
-      }
-      uint64_t before_close = close_at == 64 ? ~uint64_t{0} : (uint64_t{1} << close_at) - 1;
-      bad &= before_close;
-      // Damage at the first quote out of place unless a line shows it first.
-      int first_bad = bad != 0 ? __builtin_ctzll(bad) : 64;
-      if (v.lines && m.newline != 0) {
-        uint64_t lines = m.newline & before_close;
-        for (uint64_t nl = lines; nl != 0; nl &= nl - 1) {
-          int i = __builtin_ctzll(nl);
-          if (i > first_bad) break;
-          if ((in_string >> i) & 1) return damaged(p + i, "a raw newline inside a string");
-          if (opens_next_event(p + i)) {
-            return damaged(p + i, "an event not closed before the next one");
-          }
-        }
-      }
-      if (first_bad < 64) return damaged(p + first_bad, kQuoteOutOfPlace);
-      v.after_string = ((m.quote & ~in_string) >> 63) != 0;
-      if (close_at < 64) {
-        v.depth = 0;
-        v.in_string = false;
-        *done = true;
-        return p + close_at + 1;
-      }
-      v.depth = depth;
-      v.in_string = (in_string >> 63) != 0;
-      p += 64;
-    }
-    if (p >= end) break;
-    if (v.after_string) {
-      v.after_string = false;
-      if (!json_scan::IsAfterStringOk(*p)) return damaged(p, kQuoteOutOfPlace);
-    }
-    if (v.in_string) {
-      const char* q = v.lines ? FindStringEnd<true>(p, end, &v.backslash_carry)
-                              : FindStringEnd<false>(p, end, &v.backslash_carry);
-      if (q == end) return end;
-      if (*q == '\n') return damaged(q, "a raw newline inside a string");
-      v.in_string = false;
-      p = q + 1;
-      if (v.depth == 0) {
-        *done = true;
-        return p;
-      }
-      v.after_string = v.lines;
-      continue;
-    }
-    char c = *p;
-    if (v.scalar) {
-      if (c == ',' || c == '}' || c == ']' || IsJsonSpace(c)) {
-        *done = true;
-        return p;
-      }
-      ++p;
-      continue;
-    }
-    if (v.depth > 0 && c == '\n' && v.lines) {
-      if (opens_next_event(p)) return damaged(p, "an event not closed before the next one");
-      ++p;
-      continue;
-    }
-    if (v.depth > 0 && !IsStructural(c)) {
-      p = v.lines ? FindStructural<true>(p, end) : FindStructural<false>(p, end);
-      continue;
-    }
-    switch (c) {
-      case '"':
-        v.in_string = true;
-        break;
-      case '{':
-      case '[':
-        if (++v.depth > v.peak_depth) v.peak_depth = v.depth;
-        break;
-      case '}':
-      case ']':
-        if (--v.depth <= 0) {
-          *done = true;
-          return p + 1;
-        }
-        break;
-      default:
-        if (v.depth == 0 && !IsJsonSpace(c)) {
-          v.scalar = true;
-          continue;  // re-examine c as a scalar byte
-        }
-        break;
-    }
-    ++p;
-  }
-  return end;
-}
-
 void JsonEventSplitter::StartPart() {
   part_ = JsonPart();
   if (!spare_buffers_.empty()) {
@@ -450,6 +314,7 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
         break;
       case State::kEventsElem: {
         bool done = false;
+        scan_start_ = p;
         const char* q = ScanValue(value_, p, end, &done);
         if (element_is_event_) {
           part_.text.bytes.append(p, q);
@@ -471,6 +336,13 @@ absl::Status JsonEventSplitter::Feed(std::string_view input) {
           }
           DropOpenEvent();
           ++events_lost_;
+          if (value_.resume_at_damage) {
+            // The damage is the next event's '{': read on from it.
+            if (resumed_offset_ < 0) resumed_offset_ = static_cast<int64_t>(at(q));
+            elem_col_ = -1;
+            state_ = State::kEventsElemStart;
+            break;
+          }
           resync_col_ = -1;
           resync_indent_ = value_.indent;
           resync_seq_ = 0;

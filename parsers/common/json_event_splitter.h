@@ -56,6 +56,11 @@ class JsonEventSplitter {
   // What a string followed by a byte that cannot follow one is reported as.
   static constexpr const char* kQuoteOutOfPlace =
       "a quote out of place (a string followed by a byte that cannot follow one)";
+  // An object member cannot start with '{': a '{' after a comma directly
+  // inside an object is the next event's, the open one having lost a
+  // closing bracket. Reading resumes at that '{'.
+  static constexpr const char* kNextEventInside =
+      "the next event starting inside this one (a lost closing bracket)";
 
   // Top-level keys longer than this stop the scan (an error); top-level
   // values (metadata) larger than this are dropped as they come and counted
@@ -157,6 +162,9 @@ class JsonEventSplitter {
     bool lines = false;   // an event: check its line ends for damage
     int64_t indent = -1;  // the event's column when it starts its line
     bool after_string = false;  // a string just closed: check the next byte
+    uint64_t arrays = 0;        // json_scan::MarkContainer
+    bool resume_at_damage = false;  // the damage is the next event's '{'
+
     const char* damage = nullptr;  // where damage showed, if it did
     const char* damage_what = "";
   };
@@ -164,6 +172,10 @@ class JsonEventSplitter {
   // Advances through a value from p; returns the pointer just past the value
   // when it completed (set *done), else end.
   const char* ScanValue(ValueScan& v, const char* p, const char* end, bool* done);
+  // Whether the last byte before `brace` that is not a space, in the event
+  // being scanned (its text kept so far, then the bytes of this ScanValue
+  // call from scan_start_), is a comma.
+  bool CommaBefore(const char* brace) const;
   // From p, between two elements of the event array: reads whole events
   // from the 64-byte blocks of [p, end) (json_event_splitter_fast.cc) and
   // returns where the byte-wise path must go on. `begin` is where the
@@ -185,6 +197,7 @@ class JsonEventSplitter {
   bool HasOverlongString();
 
   static bool fast_scan_enabled_;
+  const char* scan_start_ = nullptr;  // where the current ScanValue call began
   size_t split_bytes_;
   size_t max_document_bytes_;
   State state_ = State::kStart;

@@ -175,18 +175,36 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
     }
     int64_t depth = 0;
     int64_t peak = 0;
+    uint64_t arrays = 0;  // json_scan::MarkContainer
     const char* close = nullptr;
     const char* damage = nullptr;
     const char* damage_what = "";
+    bool resume_at_damage = false;
+    // The last byte before `brace` that is not a space, within the event.
+    auto comma_before = [&](const char* brace) {
+      for (const char* s = brace; s > event;) {
+        --s;
+        if (!json_scan::IsJsonSpace(*s)) return *s == ',';
+      }
+      return false;
+    };
     for (;;) {
       const int from = static_cast<int>(q - block.at);
       const uint64_t from_mask = ~uint64_t{0} << from;
       uint64_t structural = block.structural & from_mask;
       int close_bit = 64;
+      int brace_bit = 64;  // the next event's '{' inside this one
       while (structural != 0) {
         const int i = __builtin_ctzll(structural);
         if ((block.open >> i) & 1) {
           if (++depth > peak) peak = depth;
+          const bool is_array = block.at[i] == '[';
+          if (!is_array && json_scan::InObject(arrays, depth - 1) &&
+              comma_before(block.at + i) && json_scan::OpensEvent(block.at + i, end)) {
+            brace_bit = i;
+            break;
+          }
+          arrays = json_scan::MarkContainer(arrays, depth, is_array);
         } else if (--depth == 0) {
           close_bit = i;
           break;
@@ -225,6 +243,14 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
           damage_what = JsonEventSplitter::kQuoteOutOfPlace;
         }
       }
+      if (brace_bit < 64) {
+        const char* at_brace = block.at + brace_bit;
+        if (damage == nullptr || at_brace < damage) {
+          damage = at_brace;
+          damage_what = JsonEventSplitter::kNextEventInside;
+          resume_at_damage = true;
+        }
+      }
       if (damage != nullptr) break;
       if (close_bit < 64) {
         close = block.at + close_bit;
@@ -260,6 +286,13 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
         first_damage_what_ = damage_what;
       }
       ++events_lost_;
+      if (resume_at_damage) {
+        if (resumed_offset_ < 0) resumed_offset_ = static_cast<int64_t>(at(damage));
+        elem_col_ = -1;
+        value_ = ValueScan();
+        state_ = State::kEventsElemStart;
+        return damage;
+      }
       resync_col_ = -1;
       resync_indent_ = indent;
       resync_seq_ = 0;

@@ -171,6 +171,36 @@ inline BlockMasks ClassifyBlock(const char* p) {
   return m;
 }
 
+// Which open containers of an event are arrays, as bits (bit d-1: the one
+// at depth d). Deeper than 64 nothing is recorded (and nothing reported).
+inline uint64_t MarkContainer(uint64_t arrays, int64_t depth, bool is_array) {
+  if (depth < 1 || depth > 64) return arrays;
+  const uint64_t bit = uint64_t{1} << (depth - 1);
+  return is_array ? arrays | bit : arrays & ~bit;
+}
+inline bool InObject(uint64_t arrays, int64_t depth) {
+  return depth >= 1 && depth <= 64 && ((arrays >> (depth - 1)) & 1) == 0;
+}
+
+// Whether the '{' at `brace` opens a trace event: spaces, then a quoted key
+// of the Trace Event Format, all before `end` (false when the bytes run out:
+// undecided is not an event). Damage resumes only at such a brace, never at
+// an object nested in an event.
+inline bool OpensEvent(const char* brace, const char* end) {
+  static constexpr const char* kKeys[] = {"ph",  "name", "cat", "pid", "tid", "ts",   "dur",
+                                          "args", "id",  "tts", "s",   "bp",  "cname"};
+  const char* q = brace + 1;
+  while (q < end && IsJsonSpace(*q)) ++q;
+  if (q >= end || *q != '"') return false;
+  ++q;
+  for (const char* key : kKeys) {
+    size_t n = 0;
+    while (key[n] != '\0' && q + n < end && q[n] == key[n]) ++n;
+    if (key[n] == '\0' && q + n < end && q[n] == '"') return true;
+  }
+  return false;
+}
+
 // Bit i = XOR of bits 0..i: marks the bytes after an odd number of quotes.
 inline uint64_t PrefixXor(uint64_t x) {
   x ^= x << 1;
