@@ -34,10 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CorpusDir;
 
-fs::path SourceDir() {
-  const char* root = std::getenv("TRACELINT_SOURCE_DIR");
-  return root ? root : ".";
-}
 fs::path BinaryDir() {
   const char* dir = std::getenv("TRACELINT_BINARY_DIR");
   return dir ? fs::path(dir) : fs::path(::testing::TempDir());

@@ -88,7 +88,9 @@ TEST(DevicePeaks, DenseDatasheetFigures) {
     EXPECT_GT(p->tbps, 0) << p->name;
     EXPECT_FALSE(p->source.empty()) << p->name;
     const double bf16 = p->tflops[static_cast<int>(ComputeDtype::kBf16)];
-    if (bf16 > 0) EXPECT_GE(bf16, p->vector_tflops) << p->name;
+    if (bf16 > 0) {
+      EXPECT_GE(bf16, p->vector_tflops) << p->name;
+    }
   }
 }
 

@@ -230,7 +230,9 @@ TEST(KinetoLimits, HugeMetadataValueCostsItsCapOnce) {
 #endif
   // ASan's quarantine keeps freed blocks resident (255 MiB measured there):
   // the bound holds for the release build, where memory is given back.
-  if (!kAsan) EXPECT_LT(peak, uint64_t{200} << 20);
+  if (!kAsan) {
+    EXPECT_LT(peak, uint64_t{200} << 20);
+  }
 }
 
 TEST(KinetoLimits, GzipBombWithALoweredLimitStopsThere) {
