@@ -103,6 +103,48 @@ TEST(IdleAttributionTest, HostSideOpThenLongGapLaunch) {
   EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 5 * kNsPerUs);
 }
 
+// Back-to-back runtime calls inside an annotation cut the gap at their
+// boundaries, but every part says the same (the same cause, charged to the
+// annotation): one piece, not three.
+TEST(IdleAttributionTest, CutsThatChangeNothingLeaveOnePiece) {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  s.BeginStep(1)
+      .Kernel("a", kNsPerMs)
+      .BeginAnnotation("execute_request")
+      .HostCall("cudaGetDevice", kNsPerMs)
+      .HostCall("cudaGetDevice", kNsPerMs)
+      .HostCall("cudaGetDevice", kNsPerMs)
+      .End()
+      .Kernel("b", kNsPerMs)
+      .Sync()
+      .EndStep();
+  auto a = Analyse(s);
+  ExpectAccountingHolds(*a);
+  const IdleAttribution& idle = a->idle();
+  // a runs 0.005..1.005 ms while the first call runs; the gap to b's
+  // launch (3.005..3.010 ms) holds the second and third calls: 2 ms in one
+  // piece (two before the merge).
+  int pieces_in_calls = 0;
+  for (const IdlePiece& p : idle.pieces) {
+    if (p.start_ns >= idle.pieces.front().start_ns + kNsPerMs &&
+        p.end_ns <= idle.pieces.front().start_ns + 3 * kNsPerMs + 5 * kNsPerUs) {
+      ++pieces_in_calls;
+      EXPECT_EQ(p.end_ns - p.start_ns, 2 * kNsPerMs);
+    }
+  }
+  EXPECT_EQ(pieces_in_calls, 1);
+  for (size_t i = 1; i < idle.pieces.size(); ++i) {
+    const IdlePiece& x = idle.pieces[i - 1];
+    const IdlePiece& y = idle.pieces[i];
+    EXPECT_FALSE(x.end_ns == y.start_ns && x.gap == y.gap && x.cause == y.cause &&
+                 x.host_slice == y.host_slice && x.cause_slice == y.cause_slice &&
+                 x.next_activity == y.next_activity &&
+                 x.host_thread_slice == y.host_thread_slice)
+        << "pieces " << i - 1 << " and " << i << " say the same thing";
+  }
+}
+
 // record_function's __exit__ runs while the GPU waits: profiling cost, not
 // the user's host work. The same time in the user's own frame is theirs.
 TEST(IdleAttributionTest, IdleInsideTheProfilersOwnCodeIsProfilerOverhead) {
