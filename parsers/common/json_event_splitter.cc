@@ -9,13 +9,8 @@
 namespace tracelint {
 namespace {
 
-using json_scan::BlockMasks;
-using json_scan::ClassifyBlock;
 using json_scan::FindStringEnd;
-using json_scan::FindStructural;
 using json_scan::IsJsonSpace;
-using json_scan::IsStructural;
-using json_scan::PrefixXor;
 
 void AppendPadding(PaddedJson& j) {
   j.json_size = j.bytes.size();

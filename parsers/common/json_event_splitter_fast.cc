@@ -198,13 +198,11 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
         const int i = __builtin_ctzll(structural);
         if ((block.open >> i) & 1) {
           if (++depth > peak) peak = depth;
-          const bool is_array = block.at[i] == '[';
-          if (!is_array && json_scan::InObject(arrays, depth - 1) &&
-              comma_before(block.at + i) && json_scan::OpensEvent(block.at + i, end)) {
+          if (json_scan::NextEventInside(arrays, depth, block.at + i, end, comma_before)) {
             brace_bit = i;
             break;
           }
-          arrays = json_scan::MarkContainer(arrays, depth, is_array);
+          arrays = json_scan::MarkContainer(arrays, depth, block.at[i] == '[');
         } else if (--depth == 0) {
           close_bit = i;
           break;

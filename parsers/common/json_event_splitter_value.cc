@@ -19,6 +19,7 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
   // In an event, damage shows at line ends: a raw newline in a string (a
   // lost or extra quote turned strings inside out), or a line opening the
   // next event at this one's indentation while it is open (a lost bracket).
+  auto comma_before = [this](const char* brace) { return CommaBefore(brace); };
   auto damaged = [&](const char* at, const char* what) {
     v.damage = at;
     v.damage_what = what;
@@ -54,13 +55,11 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         int i = __builtin_ctzll(structural);
         if ((m.open >> i) & 1) {
           if (++depth > v.peak_depth) v.peak_depth = depth;
-          const bool is_array = p[i] == '[';
-          if (v.lines && !is_array && json_scan::InObject(arrays, depth - 1) &&
-              CommaBefore(p + i) && json_scan::OpensEvent(p + i, end)) {
+          if (v.lines && json_scan::NextEventInside(arrays, depth, p + i, end, comma_before)) {
             brace_at = i;
             break;
           }
-          arrays = json_scan::MarkContainer(arrays, depth, is_array);
+          arrays = json_scan::MarkContainer(arrays, depth, p[i] == '[');
         } else if (--depth == 0) {
           close_at = i;
           break;
@@ -145,8 +144,7 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       case '{':
       case '[':
         if (++v.depth > v.peak_depth) v.peak_depth = v.depth;
-        if (v.lines && c == '{' && json_scan::InObject(v.arrays, v.depth - 1) &&
-            CommaBefore(p) && json_scan::OpensEvent(p, end)) {
+        if (v.lines && json_scan::NextEventInside(v.arrays, v.depth, p, end, comma_before)) {
           v.resume_at_damage = true;
           return damaged(p, kNextEventInside);
         }

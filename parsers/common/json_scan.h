@@ -201,6 +201,20 @@ inline bool OpensEvent(const char* brace, const char* end) {
   return false;
 }
 
+// Whether the container just opened at `open` (now at `depth`) is the next
+// event's '{' inside an open one: an object member never starts with '{',
+// so a '{' after a comma directly inside an object that opens a trace event
+// means the event before it lost its closing bracket. `comma_before(open)`
+// says whether the last byte before it that is not a space is a comma;
+// asked before the key is read, since a nested object (`"args": {`) fails
+// there at the first byte.
+template <typename CommaBefore>
+inline bool NextEventInside(uint64_t arrays, int64_t depth, const char* open, const char* end,
+                            CommaBefore comma_before) {
+  return *open == '{' && InObject(arrays, depth - 1) && comma_before(open) &&
+         OpensEvent(open, end);
+}
+
 // Bit i = XOR of bits 0..i: marks the bytes after an odd number of quotes.
 inline uint64_t PrefixXor(uint64_t x) {
   x ^= x << 1;
