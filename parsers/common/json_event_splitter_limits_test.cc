@@ -1,5 +1,6 @@
 // JsonEventSplitter::Limits: each fires on a small input and not just below.
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "parsers/common/json_event_splitter.h"
@@ -17,13 +18,18 @@ struct Scan {
   uint64_t bytes_seen = 0;
 };
 
+// Fed in `chunk` bytes at a time, or cut at `cuts` (ascending) when given.
 Scan ScanWith(std::string_view input, const JsonEventSplitter::Limits& limits,
-              size_t chunk = 5) {
+              size_t chunk = 5, std::vector<size_t> cuts = {}) {
   JsonEventSplitter s(64, size_t{1} << 30);
   s.set_limits(limits);
   Scan out;
-  for (size_t i = 0; i < input.size() && !s.stopped_at_event_limit(); i += chunk) {
-    EXPECT_TRUE(s.Feed(input.substr(i, chunk)).ok());
+  if (cuts.empty()) {
+    for (size_t i = chunk; i < input.size(); i += chunk) cuts.push_back(i);
+  }
+  cuts.push_back(input.size());
+  for (size_t i = 0, k = 0; i < input.size() && !s.stopped_at_event_limit(); i = cuts[k++]) {
+    EXPECT_TRUE(s.Feed(input.substr(i, cuts[k] - i)).ok());
   }
   s.Finish();
   for (const JsonPart& p : s.TakeParts()) out.events += static_cast<int64_t>(p.event_count());
@@ -98,6 +104,34 @@ TEST(JsonEventSplitterLimits, DeepNestingDropsItsEventOnly) {
       EXPECT_EQ(at.first_over, trace.find(e));
       EXPECT_FALSE(at.truncated);
     }
+  }
+}
+
+// The rest of an event dropped for its depth is scanned for its end only: a
+// quote out of place there (a string ending on a 64-byte block's last byte,
+// then a letter) must not be taken for damage of an event already dropped,
+// and the first event of the trace has no earlier one to fall back on.
+TEST(JsonEventSplitterLimits, TextAfterTheLimitInADroppedEventIsNotDamage) {
+  for (size_t pad = 0; pad < 70; ++pad) {
+    // (The long name makes the next chunk long enough for whole blocks.)
+    std::string event = "{\"ph\": \"X\", \"name\": \"" + std::string(150, 'n') +
+                        "\", \"args\": {\"a\": [[[[[[[[1], \"" +
+                        std::string(pad, 'a') + "\"x]]]]]]]}, \"ts\": 2}";
+    std::string trace = Trace(12, event, 0);
+    // Cut right after the depth is passed, the limit applies there; the
+    // next piece is scanned 64 bytes at a time and ends soon after the
+    // string, where the byte after it is looked at.
+    const size_t deep = trace.find("1], ");
+    const size_t after = trace.find("\"x]") + 20;
+    for (size_t chunk : {size_t{2}, size_t{64}, trace.size()}) {
+      Scan at = ScanWith(trace, {.max_nesting_depth = 9}, chunk);
+      EXPECT_EQ(at.events, 11) << "pad " << pad << " chunk " << chunk;
+      EXPECT_FALSE(at.truncated);
+    }
+    Scan cut = ScanWith(trace, {.max_nesting_depth = 9}, 0, {deep, after});
+    EXPECT_EQ(cut.events, 11) << "pad " << pad;
+    EXPECT_EQ(cut.over_depth, 1) << "pad " << pad;
+    EXPECT_FALSE(cut.truncated);
   }
 }
 

@@ -380,6 +380,32 @@ Outcome RunSplitter(std::string_view input, size_t chunk, bool fast) {
   return o;
 }
 
+// A string that ends on the last byte of a 64-byte block and is followed by
+// text a JSON value never has there is damage only inside an event: in any
+// other element (skipped unread) it must not cost an event. Before the fix
+// the block path flagged it in any element, dropped the last event before
+// it and, with no event yet in the part, read past an empty offset list.
+TEST(JsonEventSplitter, QuoteOutOfPlaceOutsideAnEventCostsNothing) {
+  for (size_t pad = 0; pad < 70; ++pad) {
+    const std::string odd = "[\"" + std::string(pad, 'a') + "\"x, 1]";
+    for (bool event_before : {false, true}) {
+      std::string trace = "{\"traceEvents\": [";
+      if (event_before) trace += "{\"ph\": \"X\", \"name\": \"a\"}, ";
+      trace += odd + ", {\"ph\": \"X\", \"name\": \"b\"}]}";
+      for (size_t chunk : {size_t{7}, size_t{64}, trace.size()}) {
+        for (bool fast : {false, true}) {
+          Outcome o = RunSplitter(trace, chunk, fast);
+          ASSERT_TRUE(o.ok) << trace;
+          EXPECT_EQ(o.events, event_before ? 2 : 1) << trace << " chunk " << chunk;
+          EXPECT_EQ(o.lost, 0) << trace << " chunk " << chunk;
+          EXPECT_EQ(o.damage, 0) << trace << " chunk " << chunk;
+          EXPECT_EQ(o.skipped, 1) << trace << " chunk " << chunk;
+        }
+      }
+    }
+  }
+}
+
 // The 64-byte fast path through the event array reads exactly what the
 // byte-wise path reads: the same parts, offsets and damage accounting, on
 // whole and damaged traces (one byte replaced by a quote, bracket,

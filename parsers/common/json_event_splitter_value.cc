@@ -88,7 +88,8 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         v.resume_at_damage = brace_first;
         return damaged(p + first_bad, brace_first ? kNextEventInside : kQuoteOutOfPlace);
       }
-      v.after_string = ((m.quote & ~in_string) >> 63) != 0;
+      // Only an event is checked for a quote out of place (as `bad` above).
+      v.after_string = v.lines && ((m.quote & ~in_string) >> 63) != 0;
       v.arrays = arrays;
       if (close_at < 64) {
         v.depth = 0;
