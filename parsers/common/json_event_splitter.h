@@ -61,6 +61,10 @@ class JsonEventSplitter {
   // closing bracket. Reading resumes at that '{'.
   static constexpr const char* kNextEventInside =
       "the next event starting inside this one (a lost closing bracket)";
+  // A ']' closing an object or a '}' closing an array: a bracket was lost or
+  // changed. The event is dropped and the scan resynchronises from there.
+  static constexpr const char* kBracketOutOfPlace =
+      "a closing bracket of the wrong kind (']' for an object or '}' for an array)";
 
   // Top-level keys longer than this stop the scan (an error); top-level
   // values (metadata) larger than this are dropped as they come and counted

@@ -193,7 +193,8 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
       const uint64_t from_mask = ~uint64_t{0} << from;
       uint64_t structural = block.structural & from_mask;
       int close_bit = 64;
-      int brace_bit = 64;  // the next event's '{' inside this one
+      int brace_bit = 64;   // the next event's '{' inside this one
+      int closer_bit = 64;  // a closing bracket of the wrong kind
       while (structural != 0) {
         const int i = __builtin_ctzll(structural);
         if ((block.open >> i) & 1) {
@@ -203,9 +204,15 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
             break;
           }
           arrays = json_scan::MarkContainer(arrays, depth, block.at[i] == '[');
-        } else if (--depth == 0) {
-          close_bit = i;
-          break;
+        } else {
+          if (json_scan::WrongCloser(arrays, depth, block.at[i] == ']')) {
+            closer_bit = i;
+            break;
+          }
+          if (--depth == 0) {
+            close_bit = i;
+            break;
+          }
         }
         structural &= structural - 1;
       }
@@ -247,6 +254,14 @@ const char* JsonEventSplitter::ScanEventsFast(const char* p, const char* end,
           damage = at_brace;
           damage_what = JsonEventSplitter::kNextEventInside;
           resume_at_damage = true;
+        }
+      }
+      if (closer_bit < 64) {
+        const char* at_closer = block.at + closer_bit;
+        if (damage == nullptr || at_closer < damage) {
+          damage = at_closer;
+          damage_what = JsonEventSplitter::kBracketOutOfPlace;
+          resume_at_damage = false;
         }
       }
       if (damage != nullptr) break;

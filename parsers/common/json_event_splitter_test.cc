@@ -277,6 +277,37 @@ TEST(JsonEventSplitter, OneLineTraceResumesAfterAFlippedQuote) {
   EXPECT_GE(checked, 8 * 10);
 }
 
+// The last event of a one-line trace loses a closing bracket: no event
+// follows to resume at, but the array's ']' then closes an object, which
+// names the damage; the trace still ends whole, so it is not cut short.
+TEST(JsonEventSplitter, LastEventsLostBracketIsDamageNotACut) {
+  std::string trace = LinedTrace(100, false);
+  std::replace(trace.begin(), trace.end(), '\n', ' ');
+  const size_t event_start = trace.rfind('{', trace.find("\"op99\""));
+  const size_t event_end = trace.find("}}", event_start) + 2;
+  for (size_t lost : {event_end - 1, event_end - 2}) {
+    for (size_t chunk : {size_t{7}, size_t{64}, trace.size()}) {
+      std::string bad = trace;
+      bad[lost] = ' ';
+      JsonEventSplitter s(512, size_t{1} << 20);
+      absl::Status status;
+      for (size_t k = 0; k < bad.size() && status.ok(); k += chunk) {
+        status = s.Feed(std::string_view(bad).substr(k, chunk));
+      }
+      s.Finish();
+      const std::string where = fmt::format("lost {} chunk {}", lost, chunk);
+      ASSERT_TRUE(status.ok()) << status << " " << where;
+      EXPECT_FALSE(s.truncated()) << where;
+      int64_t kept = 0;
+      for (JsonPart& p : s.TakeParts()) kept += static_cast<int64_t>(p.event_count());
+      EXPECT_EQ(kept, 99) << where;
+      EXPECT_EQ(s.damage_count(), 1) << where;
+      EXPECT_EQ(s.first_damaged_event_offset(), event_start) << where;
+      EXPECT_STREQ(s.first_damage_what(), JsonEventSplitter::kBracketOutOfPlace) << where;
+    }
+  }
+}
+
 // A lost closing bracket on one line: the next event's '{' then follows a
 // comma directly inside an object, which valid JSON never has; the open
 // event is dropped and reading resumes at that '{' (no other event lost).

@@ -48,7 +48,8 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
       uint64_t bad = v.lines ? json_scan::BadAfterString(m, in_string, v.after_string) : 0;
       uint64_t structural = (m.open | m.close) & ~in_string & ~m.quote;
       int close_at = 64;  // where the value ends in this block
-      int brace_at = 64;  // the next event's '{' inside this one
+      int stop_at = 64;  // the next event's '{' inside this one, or a wrong closer
+      const char* stop_what = kNextEventInside;
       int64_t depth = v.depth;
       uint64_t arrays = v.arrays;
       while (structural != 0) {
@@ -56,23 +57,30 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         if ((m.open >> i) & 1) {
           if (++depth > v.peak_depth) v.peak_depth = depth;
           if (v.lines && json_scan::NextEventInside(arrays, depth, p + i, end, comma_before)) {
-            brace_at = i;
+            stop_at = i;
             break;
           }
           arrays = json_scan::MarkContainer(arrays, depth, p[i] == '[');
-        } else if (--depth == 0) {
-          close_at = i;
-          break;
+        } else {
+          if (v.lines && json_scan::WrongCloser(arrays, depth, p[i] == ']')) {
+            stop_at = i;
+            stop_what = kBracketOutOfPlace;
+            break;
+          }
+          if (--depth == 0) {
+            close_at = i;
+            break;
+          }
         }
         structural &= structural - 1;
       }
       uint64_t before_close = close_at == 64 ? ~uint64_t{0} : (uint64_t{1} << close_at) - 1;
       bad &= before_close;
-      // Damage at the first quote out of place or brace of the next event,
-      // unless a line shows it first.
+      // Damage at the first quote out of place, brace of the next event or
+      // wrong closer, unless a line shows it first.
       int first_bad = bad != 0 ? __builtin_ctzll(bad) : 64;
-      const bool brace_first = brace_at < first_bad;
-      if (brace_first) first_bad = brace_at;
+      const bool stop_first = stop_at < first_bad;
+      if (stop_first) first_bad = stop_at;
       if (v.lines && m.newline != 0) {
         uint64_t lines = m.newline & before_close;
         for (uint64_t nl = lines; nl != 0; nl &= nl - 1) {
@@ -85,8 +93,8 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         }
       }
       if (first_bad < 64) {
-        v.resume_at_damage = brace_first;
-        return damaged(p + first_bad, brace_first ? kNextEventInside : kQuoteOutOfPlace);
+        v.resume_at_damage = stop_first && stop_what == kNextEventInside;
+        return damaged(p + first_bad, stop_first ? stop_what : kQuoteOutOfPlace);
       }
       // Only an event is checked for a quote out of place (as `bad` above).
       v.after_string = v.lines && ((m.quote & ~in_string) >> 63) != 0;
@@ -153,6 +161,9 @@ const char* JsonEventSplitter::ScanValue(ValueScan& v, const char* p, const char
         break;
       case '}':
       case ']':
+        if (v.lines && json_scan::WrongCloser(v.arrays, v.depth, c == ']')) {
+          return damaged(p, kBracketOutOfPlace);
+        }
         if (--v.depth <= 0) {
           *done = true;
           return p + 1;

@@ -181,6 +181,13 @@ inline uint64_t MarkContainer(uint64_t arrays, int64_t depth, bool is_array) {
 inline bool InObject(uint64_t arrays, int64_t depth) {
   return depth >= 1 && depth <= 64 && ((arrays >> (depth - 1)) & 1) == 0;
 }
+// Whether a closer (']' when closes_array, else '}') does not match the
+// container open at `depth`: damage valid JSON never has. Unknown (deeper
+// than 64) is no mismatch.
+inline bool WrongCloser(uint64_t arrays, int64_t depth, bool closes_array) {
+  if (depth < 1 || depth > 64) return false;
+  return (((arrays >> (depth - 1)) & 1) != 0) != closes_array;
+}
 
 // Whether the '{' at `brace` opens a trace event: spaces, then a quoted key
 // of the Trace Event Format, all before `end` (false when the bytes run out:
