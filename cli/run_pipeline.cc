@@ -169,9 +169,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     if (metrics.joinable()) metrics.join();
     if (metrics_error) std::rethrow_exception(metrics_error);
     if (release_events) {
-      w.context->step_collectives();  // for Rule::CrossRankEvidence
-      w.context->memory_usage();      // for the report's memory lines
-      w.context->roofline();          // for the report's roofline and verdict
+      w.context->ComputeForReport();
       tl.ReleaseEvents();
     }
     std::lock_guard<std::mutex> lock(mu);

@@ -19,6 +19,7 @@ struct JobProfile;
 struct MemoryUsage;
 struct OutlierSteps;
 struct RooflineAnalysis;
+struct RankSummary;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -69,8 +70,23 @@ class AnalysisContext {
   // Device time per kernel family and the roofline of ops and families
   // (roofline.h).
   const RooflineAnalysis& roofline();
+  // This rank's part of the run summary (run_summary.h); SummarizeRank adds
+  // its position in the run.
+  const RankSummary& rank_summary();
+
+  // Computes now every analysis the run summary, the cross-rank merge and
+  // the reports (HTML's timeline and --annotate aside) read, so that the
+  // timeline's events may be released next (Timeline::ReleaseEvents). Any
+  // analysis first asked for after the release would read a timeline
+  // without events: that is a bug, which aborts under
+  // TRACELINT_STRICT_INVARIANTS (every test) and is reported on stderr
+  // otherwise.
+  void ComputeForReport();
 
  private:
+  // Called by each analysis as it is computed.
+  void RequireEvents(const char* analysis) const;
+
   struct Cache;
   const Timeline* tl_;
   std::unique_ptr<Cache> cache_;  // behind a pointer: once_flags do not move

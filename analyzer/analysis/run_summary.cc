@@ -274,10 +274,16 @@ std::optional<Throughput> ComputeThroughput(const std::vector<RankSummary>& rank
 }  // namespace
 
 RankSummary SummarizeRank(AnalysisContext& ctx, int position) {
+  RankSummary r = ctx.rank_summary();
+  r.position = position;
+  if (r.rank < 0) r.rank = position;
+  return r;
+}
+
+RankSummary ComputeRankSummary(AnalysisContext& ctx) {
   RankSummary r;
   const Timeline& tl = ctx.timeline();
-  r.position = position;
-  r.rank = tl.metadata().rank >= 0 ? tl.metadata().rank : position;
+  r.rank = tl.metadata().rank;
   r.world_size = tl.metadata().world_size;
   r.accelerator = std::string(AcceleratorName(tl.metadata()));
   r.no_steady_step = ctx.step_phase().NoSteadyStep();

@@ -70,7 +70,12 @@ struct RankSummary {
   TimeNs xla_async_copy_ns = 0;
 };
 
+// This rank's summary at `position` in the run's file order (its rank when
+// the metadata names none); from AnalysisContext::rank_summary().
 RankSummary SummarizeRank(AnalysisContext& ctx, int position);
+// The summary without a position (rank -1 when the metadata names none):
+// what AnalysisContext::rank_summary() caches.
+RankSummary ComputeRankSummary(AnalysisContext& ctx);
 
 // contract: what bounds the run, from the analysed steps of the worst rank
 // (longest mean step).
