@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/collective_matching.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/job_profile.h"
@@ -578,12 +579,10 @@ RuleOutcome CommClusteredAllreduceRule::Check(AnalysisContext& ctx,
 }
 
 std::vector<Evidence> CommClusteredAllreduceRule::CrossRankEvidence(
-    const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
+    const std::vector<const RankCrossData*>& ranks, const std::vector<int>& rank_names,
     size_t located) const {
   std::vector<RankCollectives> collected;
-  // Cached per rank: a multi-rank run computes them before it frees each
-  // rank's events (AnalysisContext::step_collectives).
-  for (AnalysisContext* ctx : ranks) collected.push_back(ctx->step_collectives());
+  for (const RankCrossData* r : ranks) collected.push_back(r->collectives);
   const CollectiveSplit split = MatchCollectives(collected, rank_names);
   const std::string skipped =
       split.mismatch.empty() ? std::string()
@@ -609,7 +608,7 @@ std::vector<Evidence> CommClusteredAllreduceRule::CrossRankEvidence(
 }
 
 std::vector<Finding> CommClusteredAllreduceRule::CrossRankFindings(
-    const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
+    const std::vector<const RankCrossData*>& ranks, const std::vector<int>& rank_names,
     const RuleOptions& options, std::vector<Finding> merged) const {
   return SplitOutLateRank(ranks, rank_names, options.Get(kMinLateRankShare), std::move(merged));
 }

@@ -22,12 +22,12 @@ class CommClusteredAllreduceRule : public Rule {
   RuleOutcome Check(AnalysisContext& ctx, const RuleOptions& options) const override;
   // Splits the located rank's collective time into waiting for a late rank
   // and transfer (analyzer/analysis/collective_matching.h).
-  std::vector<Evidence> CrossRankEvidence(const std::vector<AnalysisContext*>& ranks,
+  std::vector<Evidence> CrossRankEvidence(const std::vector<const RankCrossData*>& ranks,
                                           const std::vector<int>& rank_names,
                                           size_t located) const override;
   // The late rank (a straggler) the others wait for: cause `late_rank`,
   // whose time comes out of this rule's other findings (comm_late_rank.h).
-  std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
+  std::vector<Finding> CrossRankFindings(const std::vector<const RankCrossData*>& ranks,
                                          const std::vector<int>& rank_names,
                                          const RuleOptions& options,
                                          std::vector<Finding> merged) const override;

@@ -6,12 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/collective_matching.h"
-#include "analyzer/analysis/idle_attribution.h"
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/stats.h"
-#include "analyzer/analysis/step_metrics.h"
 #include "analyzer/analysis/trace_integrity.h"
 #include "analyzer/base/time_limits.h"
 #include "fmt/format.h"
@@ -43,31 +41,19 @@ struct RankPace {
   int devices = 1;
 };
 
-RankPace PaceOf(AnalysisContext& ctx) {
+RankPace PaceOf(const RankCrossData& r) {
   RankPace p;
-  const StepMetrics& m = ctx.step_metrics();
-  if (m.step_count <= 0) return p;
-  double compute = 0, loader = 0, idle = 0, comm = 0;
-  int devices = 0;
-  for (const DeviceMetrics& d : m.summary) {
-    if (d.device < 0) continue;
-    ++devices;
-    compute += static_cast<double>(d.breakdown_ns[static_cast<int>(StepCategory::kKernel)]);
-    loader += static_cast<double>(d.breakdown_ns[static_cast<int>(StepCategory::kDataLoader)]);
-    comm += static_cast<double>(d.breakdown_ns[static_cast<int>(StepCategory::kCommunication)]);
-    idle += static_cast<double>(d.step_ns - d.busy_ns);
-  }
-  if (devices == 0) return p;
-  const double wait_collective = static_cast<double>(
-      ctx.idle_attribution().total_ns[static_cast<int>(IdleCause::kDeviceWaitCollective)]);
-  const double per = static_cast<double>(m.step_count) * devices;
+  if (r.step_count <= 0 || r.devices == 0) return p;
+  const double idle = static_cast<double>(r.gpu_idle_ns);
+  const double wait_collective = static_cast<double>(r.wait_collective_ns);
+  const double per = static_cast<double>(r.step_count) * r.devices;
   p.known = true;
-  p.devices = devices;
-  p.step_ns = static_cast<double>(m.mean_step_ns);
-  p.compute_ns = compute / per;
-  p.data_loader_ns = loader / per;
+  p.devices = r.devices;
+  p.step_ns = static_cast<double>(r.mean_step_ns);
+  p.compute_ns = static_cast<double>(r.compute_ns) / per;
+  p.data_loader_ns = static_cast<double>(r.data_loader_ns) / per;
   p.host_idle_ns = std::max(0.0, idle - wait_collective) / per;
-  p.comm_owned_ns = (comm + wait_collective) / per;
+  p.comm_owned_ns = (static_cast<double>(r.communication_ns) + wait_collective) / per;
   return p;
 }
 
@@ -151,18 +137,18 @@ std::string FixFor(Why why, int late, const JobProfile& job) {
 
 }  // namespace
 
-std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks,
+std::vector<Finding> SplitOutLateRank(const std::vector<const RankCrossData*>& ranks,
                                       const std::vector<int>& rank_names,
                                       double min_imbalance_share, std::vector<Finding> merged) {
   const size_t n = ranks.size();
   if (n < 2) return merged;
   std::vector<RankCollectives> collected;
-  for (AnalysisContext* ctx : ranks) collected.push_back(ctx->step_collectives());
+  for (const RankCrossData* r : ranks) collected.push_back(r->collectives);
   const CollectiveSplit split = MatchCollectives(collected, rank_names);
   if (split.steps_matched == 0 || split.collectives_matched == 0) return merged;
   std::vector<RankPace> pace;
-  for (AnalysisContext* ctx : ranks) {
-    pace.push_back(PaceOf(*ctx));
+  for (const RankCrossData* r : ranks) {
+    pace.push_back(PaceOf(*r));
     if (!pace.back().known) return merged;
   }
   const double matched = static_cast<double>(split.steps_matched);
@@ -280,7 +266,7 @@ std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks
   f.location.rank = late_name;
   f.location.first_step = split.first_step;
   f.location.last_step = split.last_step;
-  f.fix = FixFor(why, late_name, ranks[late]->job_profile());
+  f.fix = FixFor(why, late_name, ranks[late]->job);
 
   // Hand the time over: the same waiting is inside the collectives the
   // other findings of this rule charge.

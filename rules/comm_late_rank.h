@@ -7,7 +7,7 @@
 
 namespace tracelint {
 
-class AnalysisContext;
+struct RankCrossData;
 
 // comm-clustered-allreduce's cross-rank cause `late_rank` (a straggler;
 // rules/docs/comm-clustered-allreduce.md, "Late rank"). From the collectives
@@ -20,7 +20,7 @@ class AnalysisContext;
 // findings (`merged`): the two never count one instant twice. Returns the
 // findings to keep, the new one included when the imbalance reaches
 // `min_imbalance_share` of the step.
-std::vector<Finding> SplitOutLateRank(const std::vector<AnalysisContext*>& ranks,
+std::vector<Finding> SplitOutLateRank(const std::vector<const RankCrossData*>& ranks,
                                       const std::vector<int>& rank_names,
                                       double min_imbalance_share, std::vector<Finding> merged);
 

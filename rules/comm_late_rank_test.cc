@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/base/time.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
@@ -258,7 +259,7 @@ TEST(CommLateRankTest, OneRankHasNoLateRank) {
   absl::StatusOr<Timeline> tl = RankScenario(0, works).BuildTimeline();
   ASSERT_TRUE(tl.ok());
   AnalysisContext ctx(*tl);
-  std::vector<Finding> kept = SplitOutLateRank({&ctx}, {0}, 0.05, {});
+  std::vector<Finding> kept = SplitOutLateRank({&ctx.cross_rank_data()}, {0}, 0.05, {});
   EXPECT_TRUE(kept.empty());
 }
 

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "analyzer/analysis/collective_matching.h"
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
@@ -23,7 +24,7 @@ struct AnalysisContext::Cache {
   std::once_flag steps_once, device_activity_once, step_metrics_once, idle_once,
       collectives_once, integrity_once, all_steps_once, phase_once,
       all_metrics_once, job_once, memory_once, outliers_once, steady_once,
-      steady_metrics_once, roofline_once, rank_summary_once;
+      steady_metrics_once, roofline_once, rank_summary_once, cross_rank_once;
   std::unique_ptr<StepSet> steps;
   std::unique_ptr<StepSet> steady_steps;
   std::unique_ptr<StepMetrics> steady_step_metrics;
@@ -40,6 +41,7 @@ struct AnalysisContext::Cache {
   std::unique_ptr<OutlierSteps> outliers;
   std::unique_ptr<RooflineAnalysis> roofline;
   std::unique_ptr<RankSummary> rank_summary;
+  std::unique_ptr<RankCrossData> cross_rank;
 };
 
 AnalysisContext::AnalysisContext(const Timeline& tl)
@@ -191,6 +193,14 @@ const RankSummary& AnalysisContext::rank_summary() {
   return *cache_->rank_summary;
 }
 
+const RankCrossData& AnalysisContext::cross_rank_data() {
+  std::call_once(cache_->cross_rank_once, [&] {
+    RequireEvents("cross_rank_data");
+    cache_->cross_rank = std::make_unique<RankCrossData>(ComputeRankCrossData(*this));
+  });
+  return *cache_->cross_rank;
+}
+
 void AnalysisContext::ComputeForReport() {
   steps();
   all_steps();
@@ -208,6 +218,7 @@ void AnalysisContext::ComputeForReport() {
   memory_usage();
   roofline();
   rank_summary();
+  cross_rank_data();
 }
 
 void AnalysisContext::RequireEvents(const char* analysis) const {

@@ -20,6 +20,7 @@ struct MemoryUsage;
 struct OutlierSteps;
 struct RooflineAnalysis;
 struct RankSummary;
+struct RankCrossData;
 
 // Derived analyses of one rank's timeline, each computed on first use and
 // cached. Thread-safe: an analysis asked for from two threads at once is
@@ -73,6 +74,8 @@ class AnalysisContext {
   // This rank's part of the run summary (run_summary.h); SummarizeRank adds
   // its position in the run.
   const RankSummary& rank_summary();
+  // What the cross-rank rules read of this rank (cross_rank.h).
+  const RankCrossData& cross_rank_data();
 
   // Computes now every analysis the run summary, the cross-rank merge and
   // the reports (HTML's timeline and --annotate aside) read, so that the

@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/analysis_context.h"
 #include "analyzer/analysis/outlier_owners.h"
 #include "analyzer/analysis/outlier_steps.h"
@@ -249,6 +250,12 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
     int meta = ranks[i]->timeline().metadata().rank;
     rank_names.push_back(meta >= 0 ? meta : static_cast<int>(i));
   }
+  // The cross-rank hooks see plain data only: cached per rank, and computed
+  // before a multi-rank run frees the rank's events.
+  std::vector<const RankCrossData*> cross;
+  if (ranks.size() > 1) {
+    for (AnalysisContext* ctx : ranks) cross.push_back(&ctx->cross_rank_data());
+  }
   // (rule, cause, ordinal of that cause within the rank) -> per rank finding.
   using Key = std::tuple<std::string, std::string, int>;
   std::map<Key, std::map<size_t, Finding>> by_key;
@@ -329,7 +336,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
     Finding merged = worst->second;
     if (ranks.size() > 1) {
       const Rule* rule = registry.Find(std::get<0>(key));
-      for (Evidence& e : rule->CrossRankEvidence(ranks, rank_names, worst->first)) {
+      for (Evidence& e : rule->CrossRankEvidence(cross, rank_names, worst->first)) {
         merged.evidence.push_back(std::move(e));
       }
       merged.per_rank.clear();
@@ -358,7 +365,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
       std::set<std::string> causes_in;
       for (const Finding& f : list) causes_in.insert(f.cause);
       std::vector<Finding> out = registry.Find(id)->CrossRankFindings(
-          ranks, rank_names, rules.options.at(id), std::move(list));
+          cross, rank_names, rules.options.at(id), std::move(list));
       list.clear();
       for (Finding& f : out) {
         f.rule_id = id;

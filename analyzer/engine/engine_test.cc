@@ -119,7 +119,7 @@ TEST_F(EngineTest, StampsIdsMergesRanksAtTheWorstAndRanks) {
 class CrossRankRule : public ScriptedRule {
  public:
   CrossRankRule(Script script, int* calls) : ScriptedRule(std::move(script)), calls_(calls) {}
-  std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
+  std::vector<Finding> CrossRankFindings(const std::vector<const RankCrossData*>& ranks,
                                          const std::vector<int>& rank_names,
                                          const RuleOptions& options,
                                          std::vector<Finding> merged) const override {

@@ -11,6 +11,7 @@
 namespace tracelint {
 
 class AnalysisContext;
+struct RankCrossData;
 
 // A named, documented threshold. Overridable as `<rule-id>.<name>=value`.
 struct RuleOptionSpec {
@@ -69,7 +70,9 @@ class Rule {
   // finding of the rule, `located` being the index in `ranks` of the rank
   // the finding is located at, and appends the result to its evidence.
   // Evidence only: recoverable time stays what Check measured per rank.
-  virtual std::vector<Evidence> CrossRankEvidence(const std::vector<AnalysisContext*>& ranks,
+  // Both see each rank through its RankCrossData (cross_rank.h): plain data
+  // that outlives the rank's events.
+  virtual std::vector<Evidence> CrossRankEvidence(const std::vector<const RankCrossData*>& ranks,
                                                   const std::vector<int>& rank_names,
                                                   size_t located) const {
     return {};
@@ -81,7 +84,7 @@ class Rule {
   // time moves only between findings of one rule, so each cause keeps one
   // owner (docs/design/domain.md, "Time accounting"). Severity and fingerprints are the
   // engine's, as for every finding; `location.rank` is the rank's name.
-  virtual std::vector<Finding> CrossRankFindings(const std::vector<AnalysisContext*>& ranks,
+  virtual std::vector<Finding> CrossRankFindings(const std::vector<const RankCrossData*>& ranks,
                                                  const std::vector<int>& rank_names,
                                                  const RuleOptions& options,
                                                  std::vector<Finding> merged) const {
