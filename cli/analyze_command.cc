@@ -271,6 +271,7 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   }
   for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
   input.contexts = analyzed->ContextPointers();
+  input.records = analyzed->RecordPointers();
   input.findings = std::move(analyzed->engine.findings);
   input.not_judged = std::move(analyzed->engine.not_judged);
   input.warnings = analyzed->run.warnings;

@@ -56,6 +56,7 @@ BatchRow RowOf(const std::string& label, AnalyzedRun& analyzed,
   input.input_path = label;
   for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) input.ranks.push_back(tl.get());
   input.contexts = analyzed.ContextPointers();
+  input.records = analyzed.RecordPointers();
   input.findings = std::move(analyzed.engine.findings);
   BatchRow row = SummarizeRunForBatch(input);
   std::vector<std::string> run_warnings;

@@ -99,6 +99,7 @@ absl::StatusOr<LoadedDiffRun> LoadDiffRun(const std::string& path, const Command
   input.input_path = path;
   for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
   input.contexts = analyzed->ContextPointers();
+  input.records = analyzed->RecordPointers();
   input.findings = std::move(analyzed->engine.findings);
   loaded.run = DiffRunFromAnalysis(input);
   NoteNotJudgeable(path, loaded, err);

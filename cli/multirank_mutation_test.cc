@@ -101,6 +101,7 @@ TEST(MultiRankMutation, HostileNumbersInEveryRankAreHandled) {
       input.input_path = dir.string();
       input.ranks = timelines;
       input.contexts = run->ContextPointers();
+      input.records = run->RecordPointers();
       input.findings = run->engine.findings;
       input.not_judged = run->engine.not_judged;
       EXPECT_FALSE(RenderTextReport(input).empty());

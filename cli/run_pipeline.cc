@@ -25,6 +25,7 @@ namespace {
 struct RankWork {
   std::unique_ptr<AnalysisContext> context;
   std::vector<RuleOutcome> outcomes;
+  RankRecord record;
 };
 
 // `analyze --list`: each file's facts from its head and tail reads
@@ -81,6 +82,12 @@ std::string Relabel(std::string text, const PathLabels& labels) {
 std::vector<AnalysisContext*> AnalyzedRun::ContextPointers() const {
   std::vector<AnalysisContext*> out;
   for (const std::unique_ptr<AnalysisContext>& c : contexts) out.push_back(c.get());
+  return out;
+}
+
+std::vector<const RankRecord*> AnalyzedRun::RecordPointers() const {
+  std::vector<const RankRecord*> out;
+  for (const RankRecord& r : records) out.push_back(&r);
   return out;
 }
 
@@ -168,8 +175,14 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     }
     if (metrics.joinable()) metrics.join();
     if (metrics_error) std::rethrow_exception(metrics_error);
+    // Made here, on the parsing thread, not on the serial merge path.
+    // A run of one file has one rank, unless the file holds several (an
+    // XSpace of several hosts): its cross-rank data is added below then.
+    w.record = MakeRankRecord(*w.context, /*cross_rank=*/release_events);
     if (release_events) {
-      w.context->ComputeForReport();
+      // The record holds all that the merge and the reports read: the
+      // analyses (idle pieces, interval sets) and the events go now.
+      w.context.reset();
       tl.ReleaseEvents();
     }
     std::lock_guard<std::mutex> lock(mu);
@@ -187,13 +200,22 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
   if (analyzed.several_runs()) return analyzed;
 
   std::vector<std::vector<RuleOutcome>> outcomes;
+  analyzed.records.reserve(analyzed.run.ranks.size());
   for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
     RankWork& w = work.at(tl.get());
-    analyzed.contexts.push_back(std::move(w.context));
+    if (w.context != nullptr) {
+      if (!release_events && analyzed.run.ranks.size() > 1) {
+        w.record.cross_rank = w.context->cross_rank_data();
+      }
+      analyzed.contexts.push_back(std::move(w.context));
+    }
     outcomes.push_back(std::move(w.outcomes));
+    // The path as the user named it (ApplyLabels ran after the parse).
+    w.record.metadata.source_path = tl->metadata().source_path;
+    analyzed.records.push_back(std::move(w.record));
   }
-  std::vector<AnalysisContext*> ranks = analyzed.ContextPointers();
-  analyzed.engine = MergeRankOutcomes(registry, rules, ranks, std::move(outcomes));
+  analyzed.engine =
+      MergeRankOutcomes(registry, rules, analyzed.RecordPointers(), std::move(outcomes));
   return analyzed;
 }
 

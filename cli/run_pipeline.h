@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/rank_record.h"
 #include "cli/report_output.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/registry.h"
@@ -33,8 +34,9 @@ struct PipelineOptions {
   // Group the files only (`analyze --list`): each file's facts from its head
   // and tail (ReadRunFileFacts), no parse of the events, no analysis.
   bool parse_only = false;
-  // Keep every rank's events after its analysis (the HTML timeline and
-  // --annotate read them); otherwise a multi-rank run frees them.
+  // Keep every rank's events and analyses after its analysis (the HTML
+  // timeline and --annotate read them); otherwise a multi-rank run keeps
+  // only each rank's record (rank_record.h).
   bool keep_events = false;
   PathLabels path_labels;
 };
@@ -43,8 +45,11 @@ struct PipelineOptions {
 struct AnalyzedRun {
   Discovery discovery;
   Run run;
-  // contexts[i] holds the analyses of run.ranks[i].
+  // records[i]: what the merge and the reports read of run.ranks[i]
+  // (rank_record.h). contexts[i]: its analyses, kept only with its events
+  // (keep_events, or a run of one file); empty otherwise.
   std::vector<std::unique_ptr<AnalysisContext>> contexts;
+  std::vector<RankRecord> records;
   EngineResult engine;
   // What each loaded file says about its job, and the runs they form. With
   // more than one run (several_runs()) nothing was merged: the caller picks
@@ -57,6 +62,7 @@ struct AnalyzedRun {
   Discovery RunDiscovery(size_t index) const;
 
   std::vector<AnalysisContext*> ContextPointers() const;
+  std::vector<const RankRecord*> RecordPointers() const;
 };
 
 // Discovers, loads and analyses the run at `path`. Each rank's analyses and

@@ -63,12 +63,16 @@ struct Reports {
   std::string text;  // -v --steps all: every table of every rank
 };
 
+// From the pipeline's records, or (records empty) from `contexts`.
 Reports RenderReports(const std::string& path, const std::vector<const Timeline*>& ranks,
-                      const std::vector<AnalysisContext*>& contexts, EngineResult result) {
+                      const std::vector<AnalysisContext*>& contexts,
+                      const std::vector<const RankRecord*>& records, EngineResult result) {
   ReportInput input;
   input.input_path = path;
   input.ranks = ranks;
   input.contexts = contexts;
+  input.records = records;
+  if (records.empty()) AttachRecords(input);
   input.findings = std::move(result.findings);
   input.not_judged = std::move(result.not_judged);
   input.options.text.verbosity = TextVerbosity::kVerbose;
@@ -76,12 +80,12 @@ Reports RenderReports(const std::string& path, const std::vector<const Timeline*
   return {RenderJsonReport(input), RenderTextReport(input)};
 }
 
-// A multi-rank run frees each rank's events once it is analysed; the reports
-// must be the ones a run that keeps every event gives. Every analysis the
-// reports read is computed before the release (AnalysisContext::
-// ComputeForReport): one asked for later would read an empty timeline (the
-// steady view's per-step table and the SM efficiency column did, and
-// TRACELINT_STRICT_INVARIANTS now aborts on it).
+// A multi-rank run keeps only each rank's record (rank_record.h) once the
+// rank is analysed, and frees its events and analyses; the reports must be
+// the ones a run that keeps everything gives. The record is made before the
+// release: an analysis asked for later would read an empty timeline (the
+// steady view's per-step table and the SM efficiency column once did, and
+// TRACELINT_STRICT_INVARIANTS aborts on it).
 void ExpectFreeingChangesNothing(const std::string& path, size_t rank_count) {
   RuleRegistry registry;
   RegisterAllRules(registry);
@@ -97,8 +101,11 @@ void ExpectFreeingChangesNothing(const std::string& path, size_t rank_count) {
     EXPECT_EQ(tl->slice_count(), 0u);
     released.push_back(tl.get());
   }
-  Reports from_pipeline =
-      RenderReports(path, released, analyzed->ContextPointers(), std::move(analyzed->engine));
+  // Nothing but the records is left of the analyses.
+  EXPECT_TRUE(analyzed->contexts.empty());
+  ASSERT_EQ(analyzed->records.size(), rank_count);
+  Reports from_pipeline = RenderReports(path, released, analyzed->ContextPointers(),
+                                        analyzed->RecordPointers(), std::move(analyzed->engine));
 
   absl::StatusOr<Discovery> discovery = DiscoverTraces(path, {});
   ASSERT_TRUE(discovery.ok()) << discovery.status();
@@ -115,7 +122,7 @@ void ExpectFreeingChangesNothing(const std::string& path, size_t rank_count) {
   }
   absl::StatusOr<EngineResult> result = RunRules(registry, EngineOptions{}, context_ptrs);
   ASSERT_TRUE(result.ok()) << result.status();
-  Reports from_kept_events = RenderReports(path, kept, context_ptrs, std::move(*result));
+  Reports from_kept_events = RenderReports(path, kept, context_ptrs, {}, std::move(*result));
   EXPECT_EQ(from_pipeline.json, from_kept_events.json) << path;
   EXPECT_EQ(from_pipeline.text, from_kept_events.text) << path;
   // The comparison covers the cross-rank evidence, computed after the

@@ -93,6 +93,7 @@ Analyzed Analyze(absl::StatusOr<Timeline> parsed) {
   ReportInput input;
   input.ranks = {out.tl.get()};
   input.contexts = {&ctx};
+  AttachRecords(input);
   input.findings = result->findings;
   input.not_judged = result->not_judged;
   out.verdict_line = input.summary().verdict.line;

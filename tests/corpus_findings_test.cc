@@ -111,6 +111,7 @@ TEST(CorpusFindings, EveryTraceGivesFiniteBoundedFindings) {
     ReportInput input;
     input.ranks = {a.timeline.get()};
     input.contexts = {a.context.get()};
+    AttachRecords(input);
     input.findings = a.result.findings;
     input.not_judged = a.result.not_judged;
     std::string json = RenderJsonReport(input);

@@ -40,6 +40,7 @@ std::string Bound(RankedTrace& r) {
   ReportInput input;
   input.ranks = {r.timeline.get()};
   input.contexts = {r.context.get()};
+  AttachRecords(input);
   input.findings = r.result.findings;
   input.not_judged = r.result.not_judged;
   return input.summary().verdict.bound;

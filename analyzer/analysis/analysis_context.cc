@@ -201,26 +201,6 @@ const RankCrossData& AnalysisContext::cross_rank_data() {
   return *cache_->cross_rank;
 }
 
-void AnalysisContext::ComputeForReport() {
-  steps();
-  all_steps();
-  steady_steps();
-  outlier_steps();
-  step_phase();
-  device_activity();
-  step_metrics();
-  all_step_metrics();
-  steady_step_metrics();
-  idle_attribution();
-  step_collectives();
-  trace_integrity();
-  job_profile();
-  memory_usage();
-  roofline();
-  rank_summary();
-  cross_rank_data();
-}
-
 void AnalysisContext::RequireEvents(const char* analysis) const {
   if (!tl_->events_released()) return;
   std::fprintf(stderr,

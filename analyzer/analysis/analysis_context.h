@@ -77,17 +77,12 @@ class AnalysisContext {
   // What the cross-rank rules read of this rank (cross_rank.h).
   const RankCrossData& cross_rank_data();
 
-  // Computes now every analysis the run summary, the cross-rank merge and
-  // the reports (HTML's timeline and --annotate aside) read, so that the
-  // timeline's events may be released next (Timeline::ReleaseEvents). Any
-  // analysis first asked for after the release would read a timeline
-  // without events: that is a bug, which aborts under
-  // TRACELINT_STRICT_INVARIANTS (every test) and is reported on stderr
-  // otherwise.
-  void ComputeForReport();
 
  private:
-  // Called by each analysis as it is computed.
+  // Called by each analysis as it is computed: one computed after the
+  // timeline released its events would read a timeline without events, a
+  // bug that aborts under TRACELINT_STRICT_INVARIANTS (every test) and is
+  // reported on stderr otherwise.
   void RequireEvents(const char* analysis) const;
 
   struct Cache;

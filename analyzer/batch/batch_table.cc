@@ -282,21 +282,21 @@ std::string UtilizationHeader(const std::vector<BatchRow>& rows) {
 BatchRow SummarizeRunForBatch(const ReportInput& input) {
   BatchRow row;
   row.run = input.input_path;
-  row.ranks = static_cast<int>(input.ranks.size());
-  if (!input.ranks.empty()) {
-    row.accelerator = std::string(AcceleratorName(input.ranks.front()->metadata()));
+  row.ranks = static_cast<int>(input.records.size());
+  if (!input.records.empty()) {
+    row.accelerator = std::string(AcceleratorName(input.records.front()->metadata));
   }
   double util_sum = 0;
   int util_n = 0;
   std::string first_named_device;
-  for (size_t i = 0; i < input.contexts.size(); ++i) {
-    AnalysisContext* ctx = input.contexts[i];
-    const StepMetrics& m = ctx->step_metrics();
+  for (size_t i = 0; i < input.records.size(); ++i) {
+    const RankRecord* rec = input.records[i];
+    const StepMetrics& m = rec->step_metrics;
     if (m.step_count > 0 && m.mean_step_ns > row.mean_step_ns) {
       row.mean_step_ns = m.mean_step_ns;
       row.steps = m.step_count;
     }
-    const RunMetadata* meta = i < input.ranks.size() ? &input.ranks[i]->metadata() : nullptr;
+    const RunMetadata* meta = i < input.records.size() ? &input.records[i]->metadata : nullptr;
     std::set<int> active;
     for (const DeviceMetrics& d : m.summary) {
       if (d.device < 0 || d.busy_ns == 0) continue;
@@ -317,10 +317,10 @@ BatchRow SummarizeRunForBatch(const ReportInput& input) {
     }
   }
   if (row.device.empty()) row.device = first_named_device;
-  for (const Timeline* tl : input.ranks) {
+  for (const RankRecord* rec : input.records) {
     // Kineto's own layout puts baseTimeNanoseconds after the events; it still
     // dates the run (docs/design/contract.md, "Run order").
-    TimeNs start_ns = tl->Bounds().first + tl->metadata().late_base_time_ns;
+    TimeNs start_ns = rec->bounds.first + rec->metadata.late_base_time_ns;
     if (start_ns > 0 && (row.start_ns == 0 || start_ns < row.start_ns)) row.start_ns = start_ns;
   }
   if (util_n > 0) row.gpu_utilization = util_sum / util_n;

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/rank_record.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/model/accelerator.h"
 #include "analyzer/report/report_data.h"
@@ -64,13 +64,13 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
   Verdict verdict = input.summary().verdict;
   run.judgeable = verdict.judgeable;
   run.verdict_line = verdict.line;
-  for (size_t i = 0; i < input.ranks.size() && i < input.contexts.size(); ++i) {
-    const StepMetrics& m = input.contexts[i]->step_metrics();
+  for (size_t i = 0; i < input.records.size(); ++i) {
+    const StepMetrics& m = input.records[i]->step_metrics;
     DiffRank rank;
-    rank.rank = RankOf(*input.ranks[i], i);
-    rank.accelerator = std::string(AcceleratorName(input.ranks[i]->metadata()));
+    rank.rank = RankOf(*input.records[i], i);
+    rank.accelerator = std::string(AcceleratorName(input.records[i]->metadata));
     rank.analysed_steps = m.step_count;
-    for (const DeviceMemoryUsage& mem : input.contexts[i]->memory_usage().devices) {
+    for (const DeviceMemoryUsage& mem : input.records[i]->memory_usage.devices) {
       if (mem.peak_allocated_bytes > rank.peak_allocated_bytes) {
         rank.peak_allocated_bytes = mem.peak_allocated_bytes;
         rank.device_memory_bytes = mem.total_memory_bytes;
@@ -81,14 +81,14 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
       busy.emplace_back(d.device, m.step_count > 0 ? d.kernel_busy_ns / m.step_count : 0);
     }
     int device = PrimaryDevice(busy);
-    const RunMetadata& md = input.ranks[i]->metadata();
+    const RunMetadata& md = input.records[i]->metadata;
     rank.framework = md.framework;
     rank.world_size = md.world_size;
     std::vector<std::pair<int, std::string>> named;
     for (const DeviceInfo& info : md.devices) named.emplace_back(info.id, info.name);
     rank.device_name = DeviceNameOf(named, device);
     // Every steady step, outliers included (docs/design/contract.md, "diff: outliers").
-    for (const StepRow* row : SteadyStepSamples(input.contexts[i]->steady_step_metrics())) {
+    for (const StepRow* row : SteadyStepSamples(input.records[i]->steady_step_metrics)) {
       rank.steady_steps.push_back(StepFrom(*row, device));
     }
     for (const KernelStat& k : m.top_kernels) rank.kernels.push_back({k.name, k.count, k.total_ns});

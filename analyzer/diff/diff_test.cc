@@ -87,6 +87,7 @@ TEST(DiffInput, JsonReportReadsBackAsTheAnalysisWhateverTheTopN) {
   input.input_path = "run";
   input.ranks = {&*tl};
   input.contexts = {&ctx};
+  AttachRecords(input);
   input.findings = {MakeFinding("data_loader", 3 * kNsPerMs),
                     MakeFinding("host_side_op", 2 * kNsPerMs)};
   // One finding measured step by step, one that gives only its mean.

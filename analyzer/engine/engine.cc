@@ -1,5 +1,7 @@
 #include "analyzer/engine/engine.h"
 
+#include "analyzer/analysis/rank_record.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -99,11 +101,12 @@ void NoteNotJudged(const std::string& id, std::string reason, EngineResult& resu
 // A finding a cross-rank hook added stands on every rank's trace: withheld
 // (listed as not judged) when any rank is a fragment or withholds its cause,
 // otherwise capped by the integrity of the rank it is located at.
-bool AdmitCrossRank(const std::vector<AnalysisContext*>& ranks, const std::vector<int>& rank_names,
+bool AdmitCrossRank(const std::vector<const RankRecord*>& ranks,
+                    const std::vector<int>& rank_names,
                     const std::string& id, Finding& f, EngineResult& result,
                     std::set<std::pair<std::string, std::string>>& not_judged_seen) {
   for (size_t r = 0; r < ranks.size(); ++r) {
-    const TraceIntegrity& integrity = ranks[r]->trace_integrity();
+    const TraceIntegrity& integrity = ranks[r]->summary.integrity;
     const WithheldCause* w = WithheldFor(integrity, f.cause);
     if (w == nullptr && !integrity.fragment()) continue;
     std::string reason = fmt::format("{} withheld: rank {}: {}", f.cause, rank_names[r],
@@ -112,7 +115,7 @@ bool AdmitCrossRank(const std::vector<AnalysisContext*>& ranks, const std::vecto
     return false;
   }
   for (size_t r = 0; r < ranks.size(); ++r) {
-    if (rank_names[r] == f.location.rank) ApplyIntegrity(ranks[r]->trace_integrity(), f);
+    if (rank_names[r] == f.location.rank) ApplyIntegrity(ranks[r]->summary.integrity, f);
   }
   return true;
 }
@@ -242,19 +245,17 @@ std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const Prepar
 }
 
 EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules& rules,
-                               std::vector<AnalysisContext*>& ranks,
+                               const std::vector<const RankRecord*>& ranks,
                                std::vector<std::vector<RuleOutcome>> outcomes) {
   EngineResult result;
   std::vector<int> rank_names;
   for (size_t i = 0; i < ranks.size(); ++i) {
-    int meta = ranks[i]->timeline().metadata().rank;
+    int meta = ranks[i]->metadata.rank;
     rank_names.push_back(meta >= 0 ? meta : static_cast<int>(i));
   }
-  // The cross-rank hooks see plain data only: cached per rank, and computed
-  // before a multi-rank run frees the rank's events.
   std::vector<const RankCrossData*> cross;
   if (ranks.size() > 1) {
-    for (AnalysisContext* ctx : ranks) cross.push_back(&ctx->cross_rank_data());
+    for (const RankRecord* rank : ranks) cross.push_back(&rank->cross_rank);
   }
   // (rule, cause, ordinal of that cause within the rank) -> per rank finding.
   using Key = std::tuple<std::string, std::string, int>;
@@ -272,7 +273,7 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
         continue;
       }
       std::map<std::string, int> ordinal;
-      const TraceIntegrity& integrity = ranks[r]->trace_integrity();
+      const TraceIntegrity& integrity = ranks[r]->summary.integrity;
       for (Finding& f : outcome.findings) {
         f.rule_id = id;
         Sanitize(f, result.warnings);
@@ -354,8 +355,8 @@ EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules
     }
     // A one-time cost is at most medium, low once steady steps exist.
     if (merged.one_time_ns > 0) {
-      merged.severity = ranks[worst->first]->steps().steps.empty() ? FindingSeverity::kMedium
-                                                                     : FindingSeverity::kLow;
+      merged.severity = ranks[worst->first]->steps.steps.empty() ? FindingSeverity::kMedium
+                                                                   : FindingSeverity::kLow;
     }
     by_rule[std::get<0>(key)].push_back(std::move(merged));
   }
@@ -401,8 +402,15 @@ absl::StatusOr<EngineResult> RunRules(const RuleRegistry& registry, const Engine
   absl::StatusOr<PreparedRules> rules = PrepareRules(registry, options);
   if (!rules.ok()) return rules.status();
   std::vector<std::vector<RuleOutcome>> outcomes;
-  for (AnalysisContext* rank : ranks) outcomes.push_back(EvaluateRank(registry, *rules, *rank));
-  return MergeRankOutcomes(registry, *rules, ranks, std::move(outcomes));
+  std::vector<RankRecord> records;
+  std::vector<const RankRecord*> record_ptrs;
+  records.reserve(ranks.size());
+  for (AnalysisContext* rank : ranks) {
+    outcomes.push_back(EvaluateRank(registry, *rules, *rank));
+    records.push_back(MakeRankRecord(*rank));
+  }
+  for (const RankRecord& r : records) record_ptrs.push_back(&r);
+  return MergeRankOutcomes(registry, *rules, record_ptrs, std::move(outcomes));
 }
 
 }  // namespace tracelint

@@ -13,6 +13,7 @@
 namespace tracelint {
 
 class AnalysisContext;
+struct RankRecord;
 
 struct EngineOptions {
   std::string rules_glob = "*";              // --rules
@@ -53,11 +54,12 @@ absl::StatusOr<PreparedRules> PrepareRules(const RuleRegistry& registry,
 std::vector<RuleOutcome> EvaluateRank(const RuleRegistry& registry, const PreparedRules& rules,
                                       AnalysisContext& rank);
 
-// Merges outcomes[r] (EvaluateRank on ranks[r]) into the run's findings, as
+// Merges outcomes[r] (EvaluateRank on rank r) into the run's findings, as
 // RunRules does; serial and deterministic whatever order the ranks were
-// evaluated in.
+// evaluated in. It reads each rank's record only (its metadata rank, trace
+// integrity and cross-rank data), so the ranks' timelines may be gone.
 EngineResult MergeRankOutcomes(const RuleRegistry& registry, const PreparedRules& rules,
-                               std::vector<AnalysisContext*>& ranks,
+                               const std::vector<const RankRecord*>& ranks,
                                std::vector<std::vector<RuleOutcome>> outcomes);
 
 // Runs each selected rule on each rank (ranks in the given order; a rank is

@@ -366,7 +366,7 @@ std::string MemoryChart(const DeviceMemoryUsage& m, std::string_view accelerator
 }
 
 std::string RankChart(const ReportInput& in) {
-  if (in.ranks.size() < 2 || in.contexts.size() != in.ranks.size()) return "";
+  if (in.records.size() < 2) return "";
   struct RankRow {
     int rank = 0;
     std::array<TimeNs, 4> ns{};  // step, idle, communication, communication wait
@@ -377,11 +377,11 @@ std::string RankChart(const ReportInput& in) {
                                                              "#e15759"};
   std::vector<RankRow> rows;
   TimeNs max_ns = 1;
-  for (size_t i = 0; i < in.ranks.size(); ++i) {
-    const StepMetrics& m = in.contexts[i]->step_metrics();
-    const IdleAttribution& idle = in.contexts[i]->idle_attribution();
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    const StepMetrics& m = in.records[i]->step_metrics;
+    const IdleAttribution& idle = in.records[i]->idle_attribution;
     RankRow row;
-    row.rank = RankOf(*in.ranks[i], i);
+    row.rank = RankOf(*in.records[i], i);
     if (m.step_count > 0 && !m.summary.empty()) {
       // Means per step, averaged over the rank's devices.
       TimeNs devices = static_cast<TimeNs>(m.summary.size());

@@ -79,8 +79,8 @@ std::string VerdictHtml(const ReportInput& in) {
   }
   if (!verdict.judgeable && in.summary().no_rank_has_steady_step) {
     const std::string_view advice =
-        in.contexts.empty() ? ProfileAfterWarmupAdvice(JobProfile{})
-                            : ProfileAfterWarmupAdvice(in.contexts.front()->job_profile());
+        in.records.empty() ? ProfileAfterWarmupAdvice(JobProfile{})
+                            : ProfileAfterWarmupAdvice(in.records.front()->job_profile);
     out += "<br>Its one-time costs are among the findings. Profile after warm-up: <code>" +
            E(advice) + "</code>.";
   }
@@ -109,12 +109,12 @@ void Header(std::string& out, const ReportInput& in) {
   row("Trace", "<code>" + html::BreakablePath(E(in.input_path)) + "</code>");
   if (!in.span_note.empty()) row("Span", E(in.span_note));
   if (!in.config_note.empty()) row("Config in effect", E(in.config_note));
-  if (!in.ranks.empty()) {
-    const RunMetadata& md = in.ranks.front()->metadata();
+  if (!in.records.empty()) {
+    const RunMetadata& md = in.records.front()->metadata;
     std::string fw = md.framework.empty() ? "unknown" : md.framework;
     if (!md.framework_version.empty()) fw += " " + md.framework_version;
     row("Format", E(md.format.empty() ? "unknown" : md.format) + ", " + E(fw));
-    std::string ranks = fmt::format("{} loaded", in.ranks.size());
+    std::string ranks = fmt::format("{} loaded", in.records.size());
     if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
     if (!md.backend.empty()) ranks += ", backend " + E(md.backend);
     row("Ranks", ranks);
@@ -123,18 +123,16 @@ void Header(std::string& out, const ReportInput& in) {
     // an 8-GPU job.
     std::string devices;
     int listed = 0, shown = 0;
-    for (size_t i = 0; i < in.ranks.size(); ++i) {
-      const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
-      std::set<int> active;
-      if (i < in.contexts.size()) {
-        for (const DeviceActivity& a : in.contexts[i]->device_activity()) active.insert(a.device);
-      }
-      for (const DeviceInfo& d : in.ranks[i]->metadata().devices) {
+    for (size_t i = 0; i < in.records.size(); ++i) {
+      const std::string_view accelerator = AcceleratorName(in.records[i]->metadata);
+      const std::set<int> active(in.records[i]->active_devices.begin(),
+                                 in.records[i]->active_devices.end());
+      for (const DeviceInfo& d : in.records[i]->metadata.devices) {
         ++listed;
         if (!active.empty() && !active.contains(d.id)) continue;
         ++shown;
         if (!devices.empty()) devices += "<br>";
-        if (in.ranks.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.ranks[i], i));
+        if (in.records.size() > 1) devices += fmt::format("rank {}: ", RankOf(*in.records[i], i));
         // "GPU 0: NVIDIA H100 80GB HBM3, 79.2 GiB", "TPU 0: TPU v5 lite".
         devices += fmt::format("{}: {}", E(DeviceLabel(d.id, accelerator)),
                                E(!d.name.empty()     ? d.name
@@ -183,8 +181,8 @@ void FindingDetails(std::string& out, const ReportInput& in, const Finding& f, i
   if (!l.track.empty()) add(E(l.track));
   if (l.end_ns > l.start_ns) {
     TimeNs origin = 0;
-    for (const Timeline* tl : in.ranks) {
-      if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
+    for (const RankRecord* rec : in.records) {
+      if (rec->metadata.rank == l.rank || in.records.size() == 1) origin = rec->bounds.first;
     }
     add(fmt::format("time {} from the trace start",
                     FormatOffsetRangeNs(l.start_ns - origin, l.end_ns - origin)));
@@ -321,16 +319,16 @@ size_t BusiestDevice(const StepMetrics& m) {
 }
 
 // The allocator's peaks and what they mean (memory_usage.h).
-void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+void DeviceMemory(std::string& out, const RankRecord& rec, std::string_view accelerator,
                   std::string_view id_suffix) {
-  const MemoryUsage& memory = ctx.memory_usage();
+  const MemoryUsage& memory = rec.memory_usage;
   if (!memory.recorded()) return;
   out += "<h3>Device memory (the allocator's peaks in the trace window)</h3>\n<ul>";
   for (const DeviceMemoryUsage& m : memory.devices) {
     out += fmt::format("<li>{}: {}{}", E(DeviceLabel(m.device, accelerator)),
                        E(DescribeMemory(m)),
                        m.peak_step >= 0 ? fmt::format(", in step {}", m.peak_step) : "");
-    std::string advice = MemoryAdvice(m, ctx.job_profile(), accelerator);
+    std::string advice = MemoryAdvice(m, rec.job_profile, accelerator);
     if (!advice.empty()) out += "<br><span class=\"note\">" + E(advice) + "</span>";
     out += "</li>";
   }
@@ -344,13 +342,14 @@ void DeviceMemory(std::string& out, AnalysisContext& ctx, std::string_view accel
 }
 
 void RankSection(std::string& out, const ReportInput& in, size_t i) {
-  const StepMetrics& steady = in.contexts[i]->step_metrics();
-  std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
+  const StepMetrics& steady = in.records[i]->step_metrics;
+  std::string who =
+      in.records.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.records[i], i)) : "";
   // No steady step: the page says so and still describes the run, over
   // every step (the TensorBoard plugin's view), never "mean over 0 steps".
   const bool descriptive = steady.step_count == 0 &&
-                           in.contexts[i]->all_step_metrics().step_count > 0;
-  const StepMetrics& m = descriptive ? in.contexts[i]->all_step_metrics() : steady;
+                           in.records[i]->all_step_metrics.step_count > 0;
+  const StepMetrics& m = descriptive ? in.records[i]->all_step_metrics : steady;
   if (descriptive) {
     out += fmt::format("<h2>Step metrics ({}no steady step; all {} step{}, for description "
                        "only)</h2>\n",
@@ -361,15 +360,15 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
     out += fmt::format("<h2>Step metrics ({}mean over {} step{})</h2>\n", who, m.step_count,
                        m.step_count == 1 ? "" : "s");
   }
-  for (const std::string& note : in.contexts[i]->steps().notes) {
+  for (const std::string& note : in.records[i]->steps.notes) {
     out += "<p class=\"note\">" + E(note) + "</p>\n";
   }
-  const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+  const std::string_view accelerator = AcceleratorName(in.records[i]->metadata);
   // Every rank has these charts: their ids carry the rank's position.
-  const std::string ids = in.ranks.size() > 1 ? fmt::format("-r{}", i) : "";
+  const std::string ids = in.records.size() > 1 ? fmt::format("-r{}", i) : "";
   if (m.summary.empty() || m.step_count == 0) {
     out += "<p class=\"note\">No analysed steps.</p>\n";
-    DeviceMemory(out, *in.contexts[i], accelerator, ids);  // the window's memory still holds
+    DeviceMemory(out, *in.records[i], accelerator, ids);  // the window's memory still holds
     return;
   }
   MetricsTable(out, m, accelerator);
@@ -384,21 +383,21 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device, accelerator));
   // Per-step charts show every steady step, outliers flagged.
-  out += html::StepBreakdownChart(in.contexts[i]->steady_step_metrics(),
+  out += html::StepBreakdownChart(in.records[i]->steady_step_metrics,
                                   in.summary().ranks[i].outliers, device_pos, accelerator, ids);
   out += html::CategoryLegend();
   out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);
   out += html::UtilizationChart(m, accelerator, ids);
-  DeviceMemory(out, *in.contexts[i], accelerator, ids);
+  DeviceMemory(out, *in.records[i], accelerator, ids);
   TopTables(out, m, in.options.top_n, accelerator);
-  out += html::RooflineSection(in.contexts[i]->roofline().summary, ids);
+  out += html::RooflineSection(in.records[i]->roofline, ids);
 }
 
 // The phases of a rank's steps that are not steady: "ProfilerStep#1
 // (warm-up), ProfilerStep#2 (compile)" or "the window (warm-up)".
-std::string NotSteadySteps(AnalysisContext& ctx) {
-  const StepSet& all = ctx.all_steps();
-  const StepPhaseSet& phase = ctx.step_phase();
+std::string NotSteadySteps(const RankRecord& rec) {
+  const StepSet& all = rec.all_steps;
+  const StepPhaseSet& phase = rec.step_phase;
   std::string out;
   for (size_t i = 0; i < all.steps.size() && i < phase.phases.size(); ++i) {
     if (phase.phases[i] == StepPhase::kSteady) continue;
@@ -415,11 +414,11 @@ void TimelineSection(std::string& out, const ReportInput& in) {
   if (!worst.has_value() || worst->not_steady) {
     if (in.summary().no_rank_has_steady_step) {
       std::string phases;
-      for (size_t i = 0; i < in.contexts.size(); ++i) {
-        std::string who = in.contexts.size() > 1
-                              ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i))
+      for (size_t i = 0; i < in.records.size(); ++i) {
+        std::string who = in.records.size() > 1
+                              ? fmt::format("rank {}: ", RankOf(*in.records[i], i))
                               : "";
-        phases += (phases.empty() ? "" : "; ") + who + NotSteadySteps(*in.contexts[i]);
+        phases += (phases.empty() ? "" : "; ") + who + NotSteadySteps(*in.records[i]);
       }
       out += "<p class=\"note\" id=\"no-steady-step\">No steady step to draw: every step is "
              "warm-up, capture or compile (" + E(phases) + "). Such a step shows start-up, not "
@@ -435,23 +434,23 @@ void TimelineSection(std::string& out, const ReportInput& in) {
     out += html::StepTimeline(in, *worst);
     return;
   }
-  AnalysisContext& ctx = *in.contexts[worst->rank_pos];
-  const Step& step = ctx.steps().steps[worst->step_index];
+  const RankRecord& rec = *in.records[worst->rank_pos];
+  const Step& step = rec.steps.steps[worst->step_index];
   std::string who =
-      in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[worst->rank_pos],
+      in.records.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.records[worst->rank_pos],
                                                              worst->rank_pos))
                           : "";
   std::string what;
-  if (HasSteps(ctx.steps())) {
-    std::string left_out = NotSteadySteps(ctx);
+  if (HasSteps(rec.steps)) {
+    std::string left_out = NotSteadySteps(rec);
     // Outlier steps leave every saving, so the idle the findings point at is
     // not attributed in them: the drawn step is the longest judged one.
     std::vector<std::string> outliers;
-    for (size_t i : ctx.outlier_steps().indices) {
-      outliers.push_back(fmt::format("#{}", ctx.steady_steps().steps[i].number));
+    for (size_t i : rec.outlier_steps.indices) {
+      outliers.push_back(fmt::format("#{}", rec.steady_steps.steps[i].number));
     }
     what = fmt::format("{} ({}), the longest steady step{}{}",
-                       ctx.steps().source == StepSource::kInferred
+                       rec.steps.source == StepSource::kInferred
                            ? fmt::format("iteration {}", step.number)
                            : fmt::format("step #{}", step.number),
                        Dur(step.duration_ns()),
@@ -465,7 +464,7 @@ void TimelineSection(std::string& out, const ReportInput& in) {
   } else {
     what = fmt::format("the profiled window ({}; the trace has no step markers{})",
                        Dur(step.duration_ns()),
-                       ctx.step_phase().window_steady_start_ns >= 0
+                       rec.step_phase.window_steady_start_ns >= 0
                            ? ", drawn from where its start-up work ends"
                            : "");
   }
@@ -477,16 +476,16 @@ void TimelineSection(std::string& out, const ReportInput& in) {
       "times.</p>\n",
       who, what);
   out += html::StepTimeline(in, *worst);
-  out += html::IdleCauseLegend(AcceleratorName(in.ranks[worst->rank_pos]->metadata()));
+  out += html::IdleCauseLegend(AcceleratorName(in.records[worst->rank_pos]->metadata));
 }
 
 void Diagnostics(std::string& out, const ReportInput& in) {
   out += "<h2>Import diagnostics</h2>\n<ul class=\"diagnostics\">";
   bool any = false;
-  for (size_t i = 0; i < in.ranks.size(); ++i) {
+  for (size_t i = 0; i < in.records.size(); ++i) {
     std::string prefix =
-        in.ranks.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i)) : "";
-    for (const Diagnostic& d : in.ranks[i]->diagnostics().List()) {
+        in.records.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.records[i], i)) : "";
+    for (const Diagnostic& d : in.records[i]->diagnostics) {
       any = true;
       out += fmt::format("<li>[{}] {}{} x{}: {}</li>", SeverityName(d.severity), prefix, E(d.name),
                          d.count, E(d.description));
@@ -525,7 +524,7 @@ std::string RenderHtmlReport(const ReportInput& in) {
            "(idle and communication averaged over the rank's devices).</p>\n" + ranks;
   }
   TimelineSection(out, in);
-  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) RankSection(out, in, i);
+  for (size_t i = 0; i < in.records.size(); ++i) RankSection(out, in, i);
   if (std::optional<Throughput> t = in.summary().throughput) {
     out += fmt::format("<h2>Throughput</h2>\n<p>samples/s: {:.1f}", t->samples_per_s);
     if (t->samples_per_dollar.has_value()) {

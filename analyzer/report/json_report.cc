@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/rank_record.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/analysis/roofline.h"
@@ -83,9 +83,9 @@ void WriteDevices(JsonWriter& w, const RunMetadata& md) {
 // The steady view's context (docs/steady-state.md): every complete step
 // with its phase, the one-time costs, the window edges, and the metrics
 // over all complete steps when they differ from the steady ones.
-void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
-  const StepSet& all = ctx.all_steps();
-  const StepPhaseSet& phase = ctx.step_phase();
+void WriteSteadyState(JsonWriter& w, const RankRecord& rec) {
+  const StepSet& all = rec.all_steps;
+  const StepPhaseSet& phase = rec.step_phase;
   w.Key("all_count").Int(static_cast<int64_t>(all.steps.size()));
   w.Key("steady_count").Int(phase.steady_count);
   w.Key("phases").BeginArray();
@@ -123,7 +123,7 @@ void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
     w.Null();
     return;
   }
-  const StepMetrics& m = ctx.all_step_metrics();
+  const StepMetrics& m = rec.all_step_metrics;
   w.BeginObject();
   w.Key("count").Int(m.step_count);
   w.Key("total_ns").Int(m.total_step_ns);
@@ -136,10 +136,10 @@ void WriteSteadyState(JsonWriter& w, AnalysisContext& ctx) {
   w.EndObject();
 }
 
-void WriteDeviceMemory(JsonWriter& w, AnalysisContext& ctx, std::string_view accelerator) {
+void WriteDeviceMemory(JsonWriter& w, const RankRecord& rec, std::string_view accelerator) {
   auto optional_double = [&w](const std::optional<double>& v) { v ? w.Double(*v) : w.Null(); };
   w.Key("device_memory").BeginArray();
-  for (const DeviceMemoryUsage& m : ctx.memory_usage().devices) {
+  for (const DeviceMemoryUsage& m : rec.memory_usage.devices) {
     w.BeginObject();
     w.Key("device").Int(m.device);
     w.Key("samples").Int(m.samples);
@@ -157,19 +157,19 @@ void WriteDeviceMemory(JsonWriter& w, AnalysisContext& ctx, std::string_view acc
     w.Key("state").String(MemoryStateName(m.state));
     w.Key("release_calls").Int(m.release_calls);
     w.Key("release_ns").Int(m.release_ns);
-    w.Key("advice").String(MemoryAdvice(m, ctx.job_profile(), accelerator));
+    w.Key("advice").String(MemoryAdvice(m, rec.job_profile, accelerator));
     w.EndObject();
   }
   w.EndArray();
 }
 
-void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t position,
+void WriteRank(JsonWriter& w, const RankRecord& rec, size_t position,
                int top_n) {
-  const RunMetadata& md = tl.metadata();
-  const StepSet& steps = ctx.steps();
-  const StepMetrics& m = ctx.step_metrics();
+  const RunMetadata& md = rec.metadata;
+  const StepSet& steps = rec.steps;
+  const StepMetrics& m = rec.step_metrics;
   w.BeginObject();
-  w.Key("rank").Int(RankOf(tl, position));
+  w.Key("rank").Int(RankOf(rec, position));
   w.Key("source_path").String(md.source_path);
   w.Key("format").String(md.format);
   w.Key("framework").String(md.framework);
@@ -191,7 +191,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   w.Key("total_ns").Int(m.total_step_ns);
   w.Key("mean_step_ns").Int(m.mean_step_ns);
   w.Key("notes").StringArray(steps.notes);
-  WriteSteadyState(w, ctx);
+  WriteSteadyState(w, rec);
   w.EndObject();
 
   w.Key("summary").BeginArray();
@@ -202,7 +202,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
 
   // Every steady step, outliers included: diff's samples.
   w.Key("per_step").BeginArray();
-  for (const StepRow& row : ctx.steady_step_metrics().steps) {
+  for (const StepRow& row : rec.steady_step_metrics.steps) {
     w.BeginObject();
     w.Key("step").Int(row.number);
     w.Key("source").String(StepSourceName(steps.source));
@@ -234,7 +234,7 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   }
   w.EndArray();
 
-  WriteDeviceMemory(w, ctx, AcceleratorName(md));
+  WriteDeviceMemory(w, rec, AcceleratorName(md));
 
   size_t n = static_cast<size_t>(std::max(0, top_n));
   w.Key("top_kernels").BeginArray();
@@ -286,10 +286,10 @@ void WriteRank(JsonWriter& w, const Timeline& tl, AnalysisContext& ctx, size_t p
   }
   w.EndArray();
   w.Key("roofline");
-  WriteRooflineJson(w, ctx.roofline().summary);
+  WriteRooflineJson(w, rec.roofline);
 
   w.Key("import_diagnostics").BeginArray();
-  for (const Diagnostic& d : tl.diagnostics().List()) {
+  for (const Diagnostic& d : rec.diagnostics) {
     w.BeginObject();
     w.Key("name").String(d.name);
     w.Key("severity").String(SeverityName(d.severity));
@@ -458,8 +458,8 @@ std::string RenderJsonReport(const ReportInput& input) {
   w.Key("verdict_text").String(verdict.line);
 
   w.Key("ranks").BeginArray();
-  for (size_t i = 0; i < input.ranks.size() && i < input.contexts.size(); ++i) {
-    WriteRank(w, *input.ranks[i], *input.contexts[i], i, input.options.top_n);
+  for (size_t i = 0; i < input.records.size(); ++i) {
+    WriteRank(w, *input.records[i], i, input.options.top_n);
   }
   w.EndArray();
 

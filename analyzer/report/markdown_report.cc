@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/rank_record.h"
 #include "analyzer/analysis/job_profile.h"
 #include "analyzer/analysis/memory_usage.h"
 #include "analyzer/base/display_path.h"
@@ -72,7 +72,7 @@ std::string WhereText(const FindingLocation& l) {
 // relative to the working directory, else to the input's folder.
 PathShortener ShortenerOf(const ReportInput& in) {
   std::vector<std::string> inputs = {in.input_path};
-  for (const Timeline* tl : in.ranks) inputs.push_back(tl->metadata().source_path);
+  for (const RankRecord* rec : in.records) inputs.push_back(rec->metadata.source_path);
   return PathShortener(inputs);
 }
 
@@ -87,19 +87,19 @@ void Header(std::string& out, const ReportInput& in, const Verdict& verdict,
   std::string name = paths.Text(in.input_path);
   if (name.empty()) name = in.input_path;
   std::string facts = "Trace " + EscapeMarkdownCell(name);
-  if (!in.ranks.empty()) {
-    const RunMetadata& md = in.ranks.front()->metadata();
+  if (!in.records.empty()) {
+    const RunMetadata& md = in.records.front()->metadata;
     if (!md.framework.empty()) {
       facts += " · " + EscapeMarkdownCell(md.framework + (md.framework_version.empty()
                                                               ? ""
                                                               : " " + md.framework_version));
     }
-    facts += fmt::format(" · {} rank{}", in.ranks.size(), in.ranks.size() == 1 ? "" : "s");
+    facts += fmt::format(" · {} rank{}", in.records.size(), in.records.size() == 1 ? "" : "s");
   }
   if (verdict.rank >= 0) {
-    for (size_t i = 0; i < in.contexts.size(); ++i) {
-      if (RankOf(*in.ranks[i], i) != verdict.rank) continue;
-      const StepMetrics& m = in.contexts[i]->step_metrics();
+    for (size_t i = 0; i < in.records.size(); ++i) {
+      if (RankOf(*in.records[i], i) != verdict.rank) continue;
+      const StepMetrics& m = in.records[i]->step_metrics;
       facts += fmt::format(" · {} step{}, mean step {} (rank {})", m.step_count,
                            m.step_count == 1 ? "" : "s", FormatDurationNs(m.mean_step_ns),
                            verdict.rank);
@@ -113,13 +113,14 @@ void Header(std::string& out, const ReportInput& in, const Verdict& verdict,
   }
   // A device near its memory limit is worth a reviewer's eye (a change that
   // raised the batch, say); headroom is not, and stays in the full report.
-  for (size_t i = 0; i < in.contexts.size() && i < in.ranks.size(); ++i) {
-    const std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
-    for (const DeviceMemoryUsage& m : in.contexts[i]->memory_usage().devices) {
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    const std::string_view accelerator = AcceleratorName(in.records[i]->metadata);
+    for (const DeviceMemoryUsage& m : in.records[i]->memory_usage.devices) {
       if (m.state != MemoryState::kPressure) continue;
-      std::string who = in.ranks.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.ranks[i], i)) : "";
+      std::string who =
+          in.records.size() > 1 ? fmt::format("rank {}, ", RankOf(*in.records[i], i)) : "";
       out += fmt::format("**Device memory** ({}{}): {}\n\n", who, EscapeMarkdownCell(DescribeMemory(m)),
-                         EscapeMarkdownCell(MemoryAdvice(m, in.contexts[i]->job_profile(),
+                         EscapeMarkdownCell(MemoryAdvice(m, in.records[i]->job_profile,
                                                          accelerator)));
       return;  // one line: the first device near its limit
     }

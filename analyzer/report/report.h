@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/rank_record.h"
 #include "analyzer/analysis/run_summary.h"
 #include "analyzer/engine/finding.h"
 #include "analyzer/model/timeline.h"
@@ -87,8 +89,10 @@ struct SarifOptions {
   std::string anchor;
 };
 
-// Everything a report shows. `ranks` and `contexts` are parallel (one
-// context per rank timeline); findings arrive ranked.
+// Everything a report shows. `records` holds what every format reads of
+// each rank (rank_record.h), in file order. `ranks` and `contexts` (one
+// context per rank timeline, parallel to `records`) are set only when the
+// events are kept: the HTML timeline draws them. Findings arrive ranked.
 struct ReportInput {
   std::string input_path;
   // What was chosen for the user, said under the title (docs/design/contract.md,
@@ -99,6 +103,9 @@ struct ReportInput {
   // disables rules or changes thresholds: "tracelint.toml (in ../): rules
   // -gpu-idle-gaps; host-side-ops.MinShare=0.2". Empty otherwise.
   std::string config_note;
+  std::vector<const RankRecord*> records;
+  // The records AttachRecords made, when the caller holds none.
+  std::shared_ptr<const std::vector<RankRecord>> owned_records;
   std::vector<const Timeline*> ranks;
   std::vector<AnalysisContext*> contexts;
   std::vector<Finding> findings;        // ranked
@@ -111,7 +118,7 @@ struct ReportInput {
   SarifOptions sarif;
   // The run summary (verdict, integrity, throughput, steady and outlier
   // steps), computed once: by the composition root right after the engine
-  // (SetSummary), or from the contexts on first use. A merge of shards sets
+  // (SetSummary), or from the records on first use. A merge of shards sets
   // it from their rank summaries.
   const RunSummary& summary() const;
   void SetSummary(RunSummary summary) { summary_ = std::move(summary); }
@@ -120,7 +127,11 @@ struct ReportInput {
   mutable std::optional<RunSummary> summary_;
 };
 
-// The run summary of `input`'s contexts, with its throughput options.
+// Makes `input.records` from `input.contexts` (held by the input): for
+// callers with contexts and no pipeline, such as tests and fuzzers.
+void AttachRecords(ReportInput& input);
+
+// The run summary of `input`'s records, with its throughput options.
 RunSummary ComputeRunSummary(const ReportInput& input);
 
 std::string RenderTextReport(const ReportInput& input);

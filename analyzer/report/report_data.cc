@@ -19,6 +19,10 @@ int RankOf(const Timeline& tl, size_t position) {
   return tl.metadata().rank >= 0 ? tl.metadata().rank : static_cast<int>(position);
 }
 
+int RankOf(const RankRecord& record, size_t position) {
+  return record.metadata.rank >= 0 ? record.metadata.rank : static_cast<int>(position);
+}
+
 std::string UnownedBoundNote(const ReportInput& in) {
   const Verdict& v = in.summary().verdict;
   if (!v.judgeable) return "";
@@ -92,11 +96,20 @@ std::vector<NotJudgedGroup> GroupNotJudged(const std::vector<RuleOutcome>& not_j
   return groups;
 }
 
+void AttachRecords(ReportInput& input) {
+  auto records = std::make_shared<std::vector<RankRecord>>();
+  records->reserve(input.contexts.size());
+  for (AnalysisContext* ctx : input.contexts) records->push_back(MakeRankRecord(*ctx));
+  input.records.clear();
+  for (const RankRecord& r : *records) input.records.push_back(&r);
+  input.owned_records = std::move(records);
+}
+
 RunSummary ComputeRunSummary(const ReportInput& input) {
   std::vector<RankSummary> ranks;
-  ranks.reserve(input.contexts.size());
-  for (size_t i = 0; i < input.contexts.size(); ++i) {
-    ranks.push_back(SummarizeRank(*input.contexts[i], static_cast<int>(i)));
+  ranks.reserve(input.records.size());
+  for (size_t i = 0; i < input.records.size(); ++i) {
+    ranks.push_back(SummarizeRecord(*input.records[i], static_cast<int>(i)));
   }
   return SummarizeRun(std::move(ranks),
                       {input.options.batch_size, input.options.price_per_hour});

@@ -27,6 +27,7 @@ std::string DeviceLabel(int device, std::string_view accelerator);
 std::string_view TensorCoreCell(TensorCoreUse tc, std::string_view accelerator);
 // Rank number as the metadata says, else the position in the run.
 int RankOf(const Timeline& tl, size_t position);
+int RankOf(const RankRecord& record, size_t position);
 
 // A verdict that names a bound no finding owns explains itself (the same
 // words in every format): "no finding owns it: h2d-copy-dominance could not

@@ -70,6 +70,7 @@ class ReportTest : public ::testing::Test {
     input_.input_path = "/data/run1";
     input_.ranks = {&tl_};
     input_.contexts = {&ctx_};
+    AttachRecords(input_);
   }
   Timeline tl_;
   AnalysisContext ctx_;
@@ -298,6 +299,7 @@ TEST(ReportData, ThroughputUsesWorldSizeWhenLarger) {
   ReportInput in;
   in.ranks = {&tl};
   in.contexts = {&ctx};
+  AttachRecords(in);
   EXPECT_FALSE(ComputeRunSummary(in).throughput.has_value());
   in.options.batch_size = 16;
   std::optional<Throughput> tp = ComputeRunSummary(in).throughput;

@@ -61,6 +61,7 @@ TEST(RooflineReport, JsonCarriesTheFamiliesAndOpsAndValidates) {
   ReportInput in;
   in.ranks = {&tl};
   in.contexts = {&ctx};
+  AttachRecords(in);
   const std::string json = RenderJsonReport(in);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -118,6 +119,7 @@ TEST(RooflineReport, TextBlockAndVerdictNameTheDominantFamily) {
   ReportInput in;
   in.ranks = {&tl};
   in.contexts = {&ctx};
+  AttachRecords(in);
   const Verdict& v = in.summary().verdict;
   EXPECT_EQ(v.bound, "gpu compute");
   EXPECT_THAT(v.line, HasSubstr("; GEMM bf16 "));

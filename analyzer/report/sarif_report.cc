@@ -108,9 +108,10 @@ void WriteArtifact(JsonWriter& w, std::string_view uri, std::string_view base) {
 
 // The trace file a finding comes from: its rank's source file.
 std::string TracePathOf(const ReportInput& in, const Finding& f) {
-  for (size_t i = 0; i < in.ranks.size(); ++i) {
-    if (RankOf(*in.ranks[i], i) == f.location.rank && !in.ranks[i]->metadata().source_path.empty()) {
-      return in.ranks[i]->metadata().source_path;
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    if (RankOf(*in.records[i], i) == f.location.rank &&
+        !in.records[i]->metadata.source_path.empty()) {
+      return in.records[i]->metadata.source_path;
     }
   }
   return in.input_path;

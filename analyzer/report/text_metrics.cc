@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/analysis_context.h"
+#include "analyzer/analysis/rank_record.h"
 #include "analyzer/analysis/device_activity.h"
 #include "analyzer/analysis/idle_attribution.h"
 #include "analyzer/analysis/job_profile.h"
@@ -97,14 +97,14 @@ void Fact(std::string& out, std::string_view label, std::string_view value,
 }
 
 // Device lines, counted: "8 x GPU NVIDIA H100 80GB HBM3, CC 9.0, 132 SMs".
-std::vector<std::string> DeviceSummary(const std::vector<const Timeline*>& ranks) {
+std::vector<std::string> DeviceSummary(const std::vector<const RankRecord*>& ranks) {
   std::vector<std::string> order;
   std::map<std::string, int> count;
   int without = 0;
-  for (const Timeline* tl : ranks) {
-    if (tl->metadata().devices.empty()) ++without;
-    for (const DeviceInfo& d : tl->metadata().devices) {
-      std::string line = DeviceLine(d, AcceleratorName(tl->metadata()));
+  for (const RankRecord* rec : ranks) {
+    if (rec->metadata.devices.empty()) ++without;
+    for (const DeviceInfo& d : rec->metadata.devices) {
+      std::string line = DeviceLine(d, AcceleratorName(rec->metadata));
       if (count[line]++ == 0) order.push_back(line);
     }
   }
@@ -121,14 +121,14 @@ std::vector<std::string> DeviceSummary(const std::vector<const Timeline*>& ranks
 }
 
 void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
-  const RunMetadata& md = in.ranks.front()->metadata();
+  const RunMetadata& md = in.records.front()->metadata;
   // A path is cut in the middle: both ends tell runs apart.
   Fact(out, "Trace",
        layout.width > kLabelColumns + 20 ? FitMiddle(T(in.input_path), layout.width - kLabelColumns)
                                          : T(in.input_path),
        layout);
   Fact(out, "Format", md.format.empty() ? "unknown" : T(md.format), layout);
-  const JobProfile* job = in.contexts.empty() ? nullptr : &in.contexts.front()->job_profile();
+  const JobProfile* job = in.records.empty() ? nullptr : &in.records.front()->job_profile;
   std::string fw = md.framework.empty() ? "unknown" : T(md.framework);
   if (md.framework.empty() && job != nullptr && job->framework_from_kernels) {
     fw = "PyTorch (inferred from at::native kernel names)";
@@ -151,17 +151,17 @@ void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
     if (job->llm) kind += "; LLM generation or serving names";
     Fact(out, "Job", kind, layout);
   }
-  std::string ranks = fmt::format("{} loaded", in.ranks.size());
+  std::string ranks = fmt::format("{} loaded", in.records.size());
   if (md.world_size > 0) ranks += fmt::format(", world size {}", md.world_size);
   if (!md.backend.empty()) ranks += fmt::format(", backend {}", T(md.backend));
   Fact(out, "Ranks", ranks, layout);
-  for (const std::string& d : DeviceSummary(in.ranks)) Fact(out, "Devices", d, layout);
+  for (const std::string& d : DeviceSummary(in.records)) Fact(out, "Devices", d, layout);
   // deviceProperties lists every GPU the process could see, not the ones it
   // used: say how many had activity when that is fewer.
   size_t listed = 0, used = 0;
-  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
-    listed += in.ranks[i]->metadata().devices.size();
-    used += in.contexts[i]->device_activity().size();
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    listed += in.records[i]->metadata.devices.size();
+    used += in.records[i]->active_devices.size();
   }
   if (listed > 1 && used < listed) {
     Fact(out, "Used",
@@ -173,9 +173,9 @@ void RunFacts(std::string& out, const ReportInput& in, const Layout& layout) {
 }
 
 // The rank's file as the user named it: relative to the input directory.
-std::string RankFile(const ReportInput& in, const Timeline& tl) {
+std::string RankFile(const ReportInput& in, const RankRecord& rec) {
   namespace fs = std::filesystem;
-  const std::string& path = tl.metadata().source_path;
+  const std::string& path = rec.metadata.source_path;
   fs::path rel = fs::path(path).lexically_relative(fs::path(in.input_path));
   std::string s = !rel.empty() && *rel.begin() != ".." && rel != "." ? rel.string()
                                                                       : fs::path(path).filename().string();
@@ -186,9 +186,9 @@ struct RankTotals {
   TimeNs step_ns = 0, kernel_busy_ns = 0, busy_ns = 0, comm_ns = 0;
 };
 
-RankTotals TotalsOf(AnalysisContext& ctx) {
+RankTotals TotalsOf(const RankRecord& rec) {
   RankTotals t;
-  const StepMetrics& m = ctx.step_metrics();
+  const StepMetrics& m = rec.step_metrics;
   for (const DeviceMetrics& d : m.summary) {
     if (d.device < 0) continue;
     t.step_ns += d.step_ns;
@@ -198,34 +198,34 @@ RankTotals TotalsOf(AnalysisContext& ctx) {
   }
   if (t.step_ns > 0) {
     t.comm_ns +=
-        ctx.idle_attribution().total_ns[static_cast<int>(IdleCause::kDeviceWaitCollective)];
+        rec.idle_attribution.total_ns[static_cast<int>(IdleCause::kDeviceWaitCollective)];
   }
   return t;
 }
 
 // Several ranks: one row each, every rank traceable to its file.
 void RankTable(std::string& out, const ReportInput& in, int judged_rank, const Layout& layout) {
-  const std::string_view accelerator = AcceleratorName(in.ranks.front()->metadata());
+  const std::string_view accelerator = AcceleratorName(in.records.front()->metadata);
   const std::string util = fmt::format("{} util", accelerator);
   Table table({"rank", "step time", util, "idle", "comm wait", "steps", "file"},
               {false, true, true, true, true, true, false});
-  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
-    AnalysisContext& ctx = *in.contexts[i];
-    int rank = RankOf(*in.ranks[i], i);
-    RankTotals t = TotalsOf(ctx);
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    const RankRecord& rec = *in.records[i];
+    int rank = RankOf(*in.records[i], i);
+    RankTotals t = TotalsOf(rec);
     auto share = [&](TimeNs ns) {
       return t.step_ns > 0 ? Pct(static_cast<double>(ns) / static_cast<double>(t.step_ns))
                            : std::string("-");
     };
-    const StepMetrics& m = ctx.step_metrics();
-    size_t all = ctx.all_steps().steps.size();
+    const StepMetrics& m = rec.step_metrics;
+    size_t all = rec.all_steps.steps.size();
     std::string steps = static_cast<size_t>(m.step_count) == all
                             ? fmt::format("{}", all)
                             : fmt::format("{}/{}", m.step_count, all);
     table.AddRow({fmt::format("{}{}", rank, rank == judged_rank ? "*" : ""),
                   m.step_count > 0 ? Ms(m.mean_step_ns) : std::string("-"),
                   share(t.kernel_busy_ns), share(t.step_ns - t.busy_ns), share(t.comm_ns), steps,
-                  RankFile(in, *in.ranks[i])});
+                  RankFile(in, *in.records[i])});
   }
   table.FitLastColumnMiddle(layout.width);
   out += table.Render(layout.width);
@@ -237,18 +237,18 @@ void RankTable(std::string& out, const ReportInput& in, int judged_rank, const L
 }
 
 // One column per device and step view (all complete steps, steady steps).
-void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+void MetricsTable(std::string& out, const RankRecord& rec, std::string_view accelerator,
                   const Layout& layout) {
   struct Column {
     const StepMetrics* m;
     const DeviceMetrics* d;
     std::string header;
   };
-  const StepPhaseSet& phase = ctx.step_phase();
+  const StepPhaseSet& phase = rec.step_phase;
   const bool two_views = !phase.AllSteady();
   std::vector<std::pair<std::string, const StepMetrics*>> views;
-  if (two_views) views.emplace_back("all", &ctx.all_step_metrics());
-  views.emplace_back(two_views ? "steady" : "", &ctx.step_metrics());
+  if (two_views) views.emplace_back("all", &rec.all_step_metrics);
+  views.emplace_back(two_views ? "steady" : "", &rec.step_metrics);
   std::vector<Column> cols;
   for (const auto& [label, m] : views) {
     if (m->step_count == 0) continue;
@@ -262,8 +262,8 @@ void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accel
     return;
   }
   if (two_views) {
-    int64_t all = ctx.all_step_metrics().step_count;
-    int64_t steady = ctx.step_metrics().step_count;
+    int64_t all = rec.all_step_metrics.step_count;
+    int64_t steady = rec.step_metrics.step_count;
     out += Wrap(fmt::format("all: the {} complete step{} (the TensorBoard plugin's definition); "
                             "steady: the {} step{} every finding judges",
                             all, all == 1 ? "" : "s", steady, steady == 1 ? "" : "s"),
@@ -331,11 +331,11 @@ void MetricsTable(std::string& out, AnalysisContext& ctx, std::string_view accel
 // A summary of the step times (median, p10/p90, slowest), then only the
 // outlier and non-steady steps unless --steps all or -v. Outliers are the
 // run summary's (analysis/outlier_steps.h), the set every report uses.
-void PerStep(std::string& out, AnalysisContext& ctx, const RankSummary& rank,
+void PerStep(std::string& out, const RankRecord& rec, const RankSummary& rank,
              std::string_view accelerator, const Layout& layout) {
-  const StepMetrics& all = ctx.all_step_metrics();
-  const StepSet& all_steps = ctx.all_steps();
-  const StepPhaseSet& phase = ctx.step_phase();
+  const StepMetrics& all = rec.all_step_metrics;
+  const StepSet& all_steps = rec.all_steps;
+  const StepPhaseSet& phase = rec.step_phase;
   if (all.steps.size() < 2) return;
   std::map<int64_t, StepPhase> phase_of;
   for (size_t i = 0; i < all_steps.steps.size() && i < phase.phases.size(); ++i) {
@@ -469,14 +469,13 @@ void TopTables(std::string& out, const StepMetrics& m, int top_n, std::string_vi
 
 // Steps, one-time costs and notes of one rank.
 void RankFacts(std::string& out, const ReportInput& in, size_t i, const Layout& layout) {
-  AnalysisContext& ctx = *in.contexts[i];
-  const Timeline& tl = *in.ranks[i];
-  const StepPhaseSet& phase = ctx.step_phase();
-  std::string range = StepRange(ctx.all_steps());
+  const RankRecord& rec = *in.records[i];
+  const StepPhaseSet& phase = rec.step_phase;
+  std::string range = StepRange(rec.all_steps);
   if (!phase.AllSteady()) {
     range += fmt::format("; {} steady", phase.steady_count);
   }
-  if (in.ranks.size() > 1) Fact(out, "File", RankFile(in, tl), layout);
+  if (in.records.size() > 1) Fact(out, "File", RankFile(in, rec), layout);
   Fact(out, "Steps", range, layout);
   if (!phase.costs.empty()) {
     std::vector<std::string> costs;
@@ -485,22 +484,22 @@ void RankFacts(std::string& out, const ReportInput& in, size_t i, const Layout& 
     }
     Fact(out, "One-time", fmt::format("{}", fmt::join(costs, ", ")), layout);
   }
-  for (const std::string& note : ctx.steps().notes) {
+  for (const std::string& note : rec.steps.notes) {
     out += Wrap("note: " + T(note), layout.width, "  ", "    ");
   }
-  if (tl.metadata().truncated) {
-    out += Wrap(fmt::format("note: {} at byte {}; {} events read", tl.metadata().truncated_reason,
-                            tl.metadata().truncated_at_byte, tl.metadata().events_read),
+  if (rec.metadata.truncated) {
+    out += Wrap(fmt::format("note: {} at byte {}; {} events read", rec.metadata.truncated_reason,
+                            rec.metadata.truncated_at_byte, rec.metadata.events_read),
                 layout.width, "  ", "    ");
   }
 }
 
 // The allocator's peaks (memory_usage.h) and what they mean for the job.
-void MemoryLines(std::string& out, AnalysisContext& ctx, std::string_view accelerator,
+void MemoryLines(std::string& out, const RankRecord& rec, std::string_view accelerator,
                  const Layout& layout) {
-  const MemoryUsage& memory = ctx.memory_usage();
+  const MemoryUsage& memory = rec.memory_usage;
   if (!memory.recorded()) {
-    if (layout.verbose() && ctx.job_profile().is_pytorch()) {
+    if (layout.verbose() && rec.job_profile.is_pytorch()) {
       out += Wrap("Device memory: not recorded (torch.profiler.profile(profile_memory=True) "
                   "records it)",
                   layout.width, "", "  ");
@@ -512,17 +511,17 @@ void MemoryLines(std::string& out, AnalysisContext& ctx, std::string_view accele
     out += Wrap(fmt::format("{}: {}{}", AccelLabel(m.device, accelerator), DescribeMemory(m),
                             m.peak_step >= 0 ? fmt::format(", in step {}", m.peak_step) : ""),
                 layout.width, "  ", "    ");
-    std::string advice = MemoryAdvice(m, ctx.job_profile(), accelerator);
+    std::string advice = MemoryAdvice(m, rec.job_profile, accelerator);
     if (!advice.empty()) out += Wrap("note: " + advice, layout.width, "  ", "    ");
   }
 }
 
 void Diagnostics(std::string& out, const ReportInput& in, const Layout& layout) {
   std::string body;
-  for (size_t i = 0; i < in.ranks.size(); ++i) {
+  for (size_t i = 0; i < in.records.size(); ++i) {
     std::string prefix =
-        in.ranks.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.ranks[i], i)) : "";
-    for (const Diagnostic& d : in.ranks[i]->diagnostics().List()) {
+        in.records.size() > 1 ? fmt::format("rank {}: ", RankOf(*in.records[i], i)) : "";
+    for (const Diagnostic& d : in.records[i]->diagnostics) {
       body += Wrap(fmt::format("[{}] {}{} x{}: {}", SeverityName(d.severity), prefix, T(d.name),
                                d.count, T(d.description)),
                    layout.width, "  ", "    ");
@@ -539,17 +538,17 @@ void Diagnostics(std::string& out, const ReportInput& in, const Layout& layout) 
 }  // namespace
 
 void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout& layout) {
-  if (in.ranks.empty()) return;
+  if (in.records.empty()) return;
   Verdict verdict = in.summary().verdict;
-  const bool several = in.ranks.size() > 1;
+  const bool several = in.records.size() > 1;
   out += Heading(several ? "Ranks" : "Run", layout);
   RunFacts(out, in, layout);
   if (several) RankTable(out, in, verdict.rank, layout);
-  for (size_t i = 0; i < in.ranks.size() && i < in.contexts.size(); ++i) {
-    int rank = RankOf(*in.ranks[i], i);
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    int rank = RankOf(*in.records[i], i);
     // Several ranks: the judged rank's metrics (the first rank when none is
     // judged); -v shows every rank.
-    int shown_rank = verdict.rank >= 0 ? verdict.rank : RankOf(*in.ranks.front(), 0);
+    int shown_rank = verdict.rank >= 0 ? verdict.rank : RankOf(*in.records.front(), 0);
     if (several && !layout.verbose() && rank != shown_rank) continue;
     std::string title = !several ? std::string("Metrics")
                         : layout.verbose()
@@ -558,15 +557,15 @@ void RenderMetricsSections(std::string& out, const ReportInput& in, const Layout
                                           "rank)",
                                           rank);
     out += Heading(title, layout);
-    AnalysisContext& ctx = *in.contexts[i];
-    std::string_view accelerator = AcceleratorName(in.ranks[i]->metadata());
+    const RankRecord& rec = *in.records[i];
+    std::string_view accelerator = AcceleratorName(in.records[i]->metadata);
     RankFacts(out, in, i, layout);
-    MetricsTable(out, ctx, accelerator, layout);
-    PerStep(out, ctx, in.summary().ranks[i], accelerator, layout);
-    HtaLines(out, ctx.step_metrics(), accelerator, in.ranks[i]->metadata().framework, layout);
-    MemoryLines(out, ctx, accelerator, layout);
-    TopTables(out, ctx.step_metrics(), in.options.top_n, accelerator, layout);
-    if (std::string block = RooflineTextBlock(ctx.roofline().summary, layout.width,
+    MetricsTable(out, rec, accelerator, layout);
+    PerStep(out, rec, in.summary().ranks[i], accelerator, layout);
+    HtaLines(out, rec.step_metrics, accelerator, in.records[i]->metadata.framework, layout);
+    MemoryLines(out, rec, accelerator, layout);
+    TopTables(out, rec.step_metrics, in.options.top_n, accelerator, layout);
+    if (std::string block = RooflineTextBlock(rec.roofline, layout.width,
                                               layout.verbose());
         !block.empty()) {
       out += Heading("Where the device time goes", layout) + block;

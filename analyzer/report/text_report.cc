@@ -59,13 +59,14 @@ std::string FirstLine(std::string_view s) { return std::string(s.substr(0, s.fin
 // is cut in the middle so the facts stay on the line.
 std::string TitleLine(const ReportInput& in, size_t width) {
   std::vector<std::string> facts;
-  if (!in.ranks.empty()) {
-    facts.push_back(fmt::format("{} rank{}", in.ranks.size(), in.ranks.size() == 1 ? "" : "s"));
+  if (!in.records.empty()) {
+    facts.push_back(
+        fmt::format("{} rank{}", in.records.size(), in.records.size() == 1 ? "" : "s"));
   }
   int min_steps = -1, max_steps = -1, min_steady = -1;
-  for (AnalysisContext* c : in.contexts) {
-    int all = static_cast<int>(c->all_steps().steps.size());
-    int steady = static_cast<int>(c->steps().steps.size());
+  for (const RankRecord* r : in.records) {
+    int all = static_cast<int>(r->all_steps.steps.size());
+    int steady = static_cast<int>(r->steps.steps.size());
     min_steps = min_steps < 0 ? all : std::min(min_steps, all);
     max_steps = std::max(max_steps, all);
     min_steady = min_steady < 0 ? steady : std::min(min_steady, steady);
@@ -74,14 +75,14 @@ std::string TitleLine(const ReportInput& in, size_t width) {
     std::string steps = min_steps == max_steps ? fmt::format("{}", min_steps)
                                                : fmt::format("{}-{}", min_steps, max_steps);
     steps += fmt::format(" step{}", max_steps == 1 ? "" : "s");
-    if (in.ranks.size() > 1) steps += " each";
+    if (in.records.size() > 1) steps += " each";
     if (min_steady != min_steps || min_steps != max_steps) {
       steps += fmt::format(" ({} steady)", min_steady);
     }
     facts.push_back(steps);
   }
-  if (!in.ranks.empty()) {
-    const RunMetadata& md = in.ranks.front()->metadata();
+  if (!in.records.empty()) {
+    const RunMetadata& md = in.records.front()->metadata;
     if (!md.framework.empty()) {
       // The version without how it was inferred: the Run section says that.
       std::string version = md.framework_version.substr(0, md.framework_version.find(" ("));
@@ -222,8 +223,8 @@ std::string WhereText(const ReportInput& in, const FindingLocation& l, const Sha
   if (l.end_ns > l.start_ns) {
     // Times from the start of the rank's trace, as timeline viewers show them.
     TimeNs origin = 0;
-    for (const Timeline* tl : in.ranks) {
-      if (tl->metadata().rank == l.rank || in.ranks.size() == 1) origin = tl->Bounds().first;
+    for (const RankRecord* r : in.records) {
+      if (r->metadata.rank == l.rank || in.records.size() == 1) origin = r->bounds.first;
     }
     parts.push_back("time " + FormatOffsetRangeNs(l.start_ns - origin, l.end_ns - origin));
   }
@@ -386,8 +387,8 @@ std::string RenderTextReport(const ReportInput& in) {
   }
   if (in.summary().no_rank_has_steady_step) {
     const std::string_view advice =
-        in.contexts.empty() ? ProfileAfterWarmupAdvice(JobProfile{})
-                            : ProfileAfterWarmupAdvice(in.contexts.front()->job_profile());
+        in.records.empty() ? ProfileAfterWarmupAdvice(JobProfile{})
+                           : ProfileAfterWarmupAdvice(in.records.front()->job_profile);
     out += Wrap(fmt::format("NOT JUDGEABLE: no steady step. The profiled window is warm-up, "
                             "capture or compile only, so no per-step claim is made; its one-time "
                             "costs are listed below. Profile after warm-up: {}.",

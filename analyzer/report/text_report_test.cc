@@ -88,6 +88,7 @@ std::unique_ptr<Analysed> Analyse(const std::vector<Scenario>& ranks) {
     a->input.findings = std::move(result->findings);
     a->input.not_judged = std::move(result->not_judged);
   }
+  AttachRecords(a->input);
   // A fixed name, so the golden files do not depend on the temp directory;
   // rank files show by their names (not under this label).
   a->input.input_path = "run";
@@ -313,6 +314,7 @@ std::string TextOf(const Scenario& s) {
   in.input_path = "run";
   in.ranks = {&*tl};
   in.contexts = {&ctx};
+  AttachRecords(in);
   return RenderTextReport(in);
 }
 

@@ -52,6 +52,7 @@ std::string FuzzAnnotate(const uint8_t* data, size_t size) {
   ReportInput input;
   input.ranks = {&*tl};
   input.contexts = {&context};
+  AttachRecords(input);
   input.findings = result->findings;
   std::ostringstream out;
   absl::StatusOr<AnnotateStats> stats = WriteAnnotatedTrace(input, out, {});

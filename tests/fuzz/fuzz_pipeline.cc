@@ -58,6 +58,7 @@ std::string RunPipelineOnBytes(const uint8_t* data, size_t size) {
   ReportInput input;
   input.ranks = {&*tl};
   input.contexts = {&context};
+  AttachRecords(input);
   input.findings = result->findings;
   input.not_judged = result->not_judged;
   if (RenderTextReport(input).empty() || RenderJsonReport(input).empty()) return "empty report";

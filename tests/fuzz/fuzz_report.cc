@@ -139,6 +139,7 @@ std::string FuzzReports(const uint8_t* data, size_t size) {
   report.input_path = path;
   report.ranks = {&*tl};
   report.contexts = {&context};
+  AttachRecords(report);
   report.findings = result->findings;
   report.not_judged = result->not_judged;
   report.warnings = {fmt::format("{}: a warning naming the path", path)};

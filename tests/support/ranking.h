@@ -73,6 +73,7 @@ inline Verdict VerdictOf(RankedTrace& r) {
   ReportInput input;
   input.ranks = {r.timeline.get()};
   input.contexts = {r.context.get()};
+  AttachRecords(input);
   input.findings = r.result.findings;
   input.not_judged = r.result.not_judged;
   return input.summary().verdict;

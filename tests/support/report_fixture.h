@@ -78,6 +78,7 @@ inline std::unique_ptr<Analysed> Analyse(
     a->input.findings = std::move(result->findings);
     a->input.not_judged = std::move(result->not_judged);
   }
+  AttachRecords(a->input);
   a->input.input_path = dir.string();
   return a;
 }
