@@ -4,6 +4,22 @@
 #include "analyzer/analysis/device_activity.h"
 
 namespace tracelint {
+namespace {
+
+bool SameSteps(const StepSet& a, const StepSet& b) {
+  if (a.steps.size() != b.steps.size()) return false;
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    const Step& x = a.steps[i];
+    const Step& y = b.steps[i];
+    if (x.number != y.number || x.start_ns != y.start_ns || x.end_ns != y.end_ns ||
+        x.cut != y.cut) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 RankRecord MakeRankRecord(AnalysisContext& ctx, bool cross_rank) {
   RankRecord r;
@@ -17,8 +33,12 @@ RankRecord MakeRankRecord(AnalysisContext& ctx, bool cross_rank) {
   r.outlier_steps = ctx.outlier_steps();
   r.step_phase = ctx.step_phase();
   r.step_metrics = ctx.step_metrics();
-  r.steady_step_metrics = ctx.steady_step_metrics();
-  r.all_step_metrics = ctx.all_step_metrics();
+  // The step metrics are a function of the steps' numbers, bounds and cuts
+  // (ComputeStepMetrics): equal steps, equal metrics.
+  if (!SameSteps(ctx.steady_steps(), ctx.steps())) {
+    r.own_steady_step_metrics = ctx.steady_step_metrics();
+  }
+  if (!SameSteps(ctx.all_steps(), ctx.steps())) r.own_all_step_metrics = ctx.all_step_metrics();
   // Field by field: a copy of the whole would copy every piece first.
   const IdleAttribution& idle = ctx.idle_attribution();
   r.idle_attribution.per_step_ns = idle.per_step_ns;

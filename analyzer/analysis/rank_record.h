@@ -9,10 +9,12 @@
 // grows with the ranks being parsed at once, not with the ranks in the run;
 // a sharded analyze writes the same records for a merge in another process.
 //
-// The fields carry the names of the AnalysisContext accessors they copy, so
-// that what a reporter reads is one definition whichever way it is reached.
+// The fields (and the two step-metrics accessors) carry the names of the
+// AnalysisContext accessors they copy, so that what a reporter reads is one
+// definition whichever way it is reached.
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -47,8 +49,19 @@ struct RankRecord {
   OutlierSteps outlier_steps;
   StepPhaseSet step_phase;
   StepMetrics step_metrics;
-  StepMetrics steady_step_metrics;
-  StepMetrics all_step_metrics;
+  // The metrics of the steady steps (outliers included) and of every
+  // complete step: the same as step_metrics when their steps are the judged
+  // steps (no outlier; every step steady and uncut), which is most runs, so
+  // a copy is held only where they differ. A record lives as long as the
+  // run: on a run of many ranks these copies are most of what it holds.
+  const StepMetrics& steady_step_metrics() const {
+    return own_steady_step_metrics ? *own_steady_step_metrics : step_metrics;
+  }
+  const StepMetrics& all_step_metrics() const {
+    return own_all_step_metrics ? *own_all_step_metrics : step_metrics;
+  }
+  std::optional<StepMetrics> own_steady_step_metrics;
+  std::optional<StepMetrics> own_all_step_metrics;
   // Without its pieces (one per idle gap, the bulk of its memory): totals,
   // per step and inferred. Only the HTML timeline draws the pieces, and it
   // reads the rank's context.

@@ -88,7 +88,7 @@ DiffRun DiffRunFromAnalysis(const ReportInput& input) {
     for (const DeviceInfo& info : md.devices) named.emplace_back(info.id, info.name);
     rank.device_name = DeviceNameOf(named, device);
     // Every steady step, outliers included (docs/design/contract.md, "diff: outliers").
-    for (const StepRow* row : SteadyStepSamples(input.records[i]->steady_step_metrics)) {
+    for (const StepRow* row : SteadyStepSamples(input.records[i]->steady_step_metrics())) {
       rank.steady_steps.push_back(StepFrom(*row, device));
     }
     for (const KernelStat& k : m.top_kernels) rank.kernels.push_back({k.name, k.count, k.total_ns});

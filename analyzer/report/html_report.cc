@@ -348,8 +348,8 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   // No steady step: the page says so and still describes the run, over
   // every step (the TensorBoard plugin's view), never "mean over 0 steps".
   const bool descriptive = steady.step_count == 0 &&
-                           in.records[i]->all_step_metrics.step_count > 0;
-  const StepMetrics& m = descriptive ? in.records[i]->all_step_metrics : steady;
+                           in.records[i]->all_step_metrics().step_count > 0;
+  const StepMetrics& m = descriptive ? in.records[i]->all_step_metrics() : steady;
   if (descriptive) {
     out += fmt::format("<h2>Step metrics ({}no steady step; all {} step{}, for description "
                        "only)</h2>\n",
@@ -383,7 +383,7 @@ void RankSection(std::string& out, const ReportInput& in, size_t i) {
   out += fmt::format("<h3>Step breakdown per step ({})</h3>\n",
                      DeviceLabel(m.summary[device_pos].device, accelerator));
   // Per-step charts show every steady step, outliers flagged.
-  out += html::StepBreakdownChart(in.records[i]->steady_step_metrics,
+  out += html::StepBreakdownChart(in.records[i]->steady_step_metrics(),
                                   in.summary().ranks[i].outliers, device_pos, accelerator, ids);
   out += html::CategoryLegend();
   out += fmt::format("<h3>{} utilization per step and device</h3>\n", accelerator);

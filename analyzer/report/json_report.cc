@@ -123,7 +123,7 @@ void WriteSteadyState(JsonWriter& w, const RankRecord& rec) {
     w.Null();
     return;
   }
-  const StepMetrics& m = rec.all_step_metrics;
+  const StepMetrics& m = rec.all_step_metrics();
   w.BeginObject();
   w.Key("count").Int(m.step_count);
   w.Key("total_ns").Int(m.total_step_ns);
@@ -202,7 +202,7 @@ void WriteRank(JsonWriter& w, const RankRecord& rec, size_t position,
 
   // Every steady step, outliers included: diff's samples.
   w.Key("per_step").BeginArray();
-  for (const StepRow& row : rec.steady_step_metrics.steps) {
+  for (const StepRow& row : rec.steady_step_metrics().steps) {
     w.BeginObject();
     w.Key("step").Int(row.number);
     w.Key("source").String(StepSourceName(steps.source));

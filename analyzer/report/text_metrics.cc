@@ -247,7 +247,7 @@ void MetricsTable(std::string& out, const RankRecord& rec, std::string_view acce
   const StepPhaseSet& phase = rec.step_phase;
   const bool two_views = !phase.AllSteady();
   std::vector<std::pair<std::string, const StepMetrics*>> views;
-  if (two_views) views.emplace_back("all", &rec.all_step_metrics);
+  if (two_views) views.emplace_back("all", &rec.all_step_metrics());
   views.emplace_back(two_views ? "steady" : "", &rec.step_metrics);
   std::vector<Column> cols;
   for (const auto& [label, m] : views) {
@@ -262,7 +262,7 @@ void MetricsTable(std::string& out, const RankRecord& rec, std::string_view acce
     return;
   }
   if (two_views) {
-    int64_t all = rec.all_step_metrics.step_count;
+    int64_t all = rec.all_step_metrics().step_count;
     int64_t steady = rec.step_metrics.step_count;
     out += Wrap(fmt::format("all: the {} complete step{} (the TensorBoard plugin's definition); "
                             "steady: the {} step{} every finding judges",
@@ -333,7 +333,7 @@ void MetricsTable(std::string& out, const RankRecord& rec, std::string_view acce
 // run summary's (analysis/outlier_steps.h), the set every report uses.
 void PerStep(std::string& out, const RankRecord& rec, const RankSummary& rank,
              std::string_view accelerator, const Layout& layout) {
-  const StepMetrics& all = rec.all_step_metrics;
+  const StepMetrics& all = rec.all_step_metrics();
   const StepSet& all_steps = rec.all_steps;
   const StepPhaseSet& phase = rec.step_phase;
   if (all.steps.size() < 2) return;
