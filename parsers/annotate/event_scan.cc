@@ -1,5 +1,9 @@
 #include "parsers/annotate/event_scan.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <system_error>
 #include <vector>
 
 namespace tracelint {
@@ -43,7 +47,12 @@ class Cursor {
     return false;
   }
 
+  // A number of the JSON grammar whose value a reader can hold: an integer
+  // in int64 or uint64, any other number short of overflowing a double
+  // (underflow reads as 0). Strict readers (simdjson, Go, Rust's serde)
+  // refuse the rest, so an event holding one is not copied.
   bool Number() {
+    const size_t begin = i_;
     if (Peek() == '-') ++i_;
     if (Peek() == '0') {
       ++i_;
@@ -52,18 +61,21 @@ class Cursor {
     } else {
       return false;
     }
+    bool integer = true;
     if (Peek() == '.') {
+      integer = false;
       ++i_;
       if (!IsDigit(Peek())) return false;
       while (IsDigit(Peek())) ++i_;
     }
     if (Peek() == 'e' || Peek() == 'E') {
+      integer = false;
       ++i_;
       if (Peek() == '+' || Peek() == '-') ++i_;
       if (!IsDigit(Peek())) return false;
       while (IsDigit(Peek())) ++i_;
     }
-    return true;
+    return Holdable(t_.substr(begin, i_ - begin), integer);
   }
 
   bool Literal() {
@@ -78,6 +90,52 @@ class Cursor {
 
  private:
   static bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+  static bool Holdable(std::string_view number, bool integer) {
+    const char* first = number.data();
+    const char* last = number.data() + number.size();
+    if (integer) {
+      int64_t i;
+      uint64_t u;
+      return number.front() == '-' ? std::from_chars(first, last, i).ec == std::errc()
+                                   : std::from_chars(first, last, u).ec == std::errc();
+    }
+    double d;
+    std::from_chars_result r = std::from_chars(first, last, d);
+    if (r.ec == std::errc()) return true;
+    if (r.ec != std::errc::result_out_of_range) return false;
+    // Out of range: an underflow (a value below the smallest double) reads
+    // as 0; an overflow cannot be held. Which one is the decimal exponent of
+    // the first significant digit.
+    size_t at = number.front() == '-' ? 1 : 0;
+    int64_t magnitude = 0;  // digits before the point, less zeros after it
+    bool significant = false;
+    for (; at < number.size() && IsDigit(number[at]); ++at) {
+      significant |= number[at] != '0';
+      if (significant) ++magnitude;
+    }
+    if (at < number.size() && number[at] == '.') {
+      for (++at; at < number.size() && IsDigit(number[at]); ++at) {
+        if (significant) continue;
+        if (number[at] != '0') {
+          significant = true;
+        } else {
+          --magnitude;
+        }
+      }
+    }
+    int64_t exponent = 0;
+    if (at < number.size() && (number[at] == 'e' || number[at] == 'E')) {
+      ++at;
+      const bool negative = at < number.size() && number[at] == '-';
+      if (at < number.size() && (number[at] == '+' || number[at] == '-')) ++at;
+      for (; at < number.size(); ++at) {
+        exponent = std::min<int64_t>(exponent * 10 + (number[at] - '0'), int64_t{1} << 40);
+      }
+      if (negative) exponent = -exponent;
+    }
+    return magnitude + exponent <= 0;
+  }
 
   // Four hex digits after "\u"; -1 when they are not.
   int Hex4() {

@@ -32,7 +32,9 @@ struct EventScan {
 
 // Scans `text`: exactly one JSON object, surrounding whitespace allowed
 // (RFC 8259: strings without raw control characters, valid escapes, \u
-// surrogates in pairs; numbers, true/false/null), every byte valid UTF-8
+// surrogates in pairs; numbers a reader can hold: an integer in int64 or
+// uint64, any other number short of overflowing a double; true/false/null),
+// every byte valid UTF-8
 // (no overlong forms, surrogates or code points past U+10FFFF), nested at
 // most `max_depth` levels (0: no limit; the object itself is level 1).
 EventScan ScanEvent(std::string_view text, int64_t max_depth);
