@@ -56,10 +56,7 @@ RankRecord MakeRankRecord(AnalysisContext& ctx, bool cross_rank) {
 }
 
 RankSummary SummarizeRecord(const RankRecord& record, int position) {
-  RankSummary r = record.summary;
-  r.position = position;
-  if (r.rank < 0) r.rank = position;
-  return r;
+  return PlaceRankSummary(record.summary, position);
 }
 
 }  // namespace tracelint

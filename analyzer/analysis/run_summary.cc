@@ -273,11 +273,14 @@ std::optional<Throughput> ComputeThroughput(const std::vector<RankSummary>& rank
 
 }  // namespace
 
-RankSummary SummarizeRank(AnalysisContext& ctx, int position) {
-  RankSummary r = ctx.rank_summary();
+RankSummary PlaceRankSummary(RankSummary r, int position) {
   r.position = position;
   if (r.rank < 0) r.rank = position;
   return r;
+}
+
+RankSummary SummarizeRank(AnalysisContext& ctx, int position) {
+  return PlaceRankSummary(ctx.rank_summary(), position);
 }
 
 RankSummary ComputeRankSummary(AnalysisContext& ctx) {

@@ -73,6 +73,10 @@ struct RankSummary {
 // This rank's summary at `position` in the run's file order (its rank when
 // the metadata names none); from AnalysisContext::rank_summary().
 RankSummary SummarizeRank(AnalysisContext& ctx, int position);
+// `r` placed at `position` in the run's file order, named by it when the
+// metadata names no rank: the one rule both SummarizeRank and a rank's
+// record (SummarizeRecord) follow.
+RankSummary PlaceRankSummary(RankSummary r, int position);
 // The summary without a position (rank -1 when the metadata names none):
 // what AnalysisContext::rank_summary() caches.
 RankSummary ComputeRankSummary(AnalysisContext& ctx);
