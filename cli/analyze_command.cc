@@ -26,6 +26,8 @@
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_data.h"
 #include "analyzer/base/worker_pool.h"
+#include "cli/analyze_shard.h"
+#include "cli/batch_shard.h"
 #include "cli/cli_docs.h"
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
@@ -81,12 +83,12 @@ std::string Render(const std::string& format, const ReportInput& input) {
 }
 
 // What the JSON report records so that it can be reproduced and compared.
-void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
+void FillProvenance(const std::vector<std::string>& set_overrides, const RuleRegistry& registry,
                     const PreparedRules& rules, const AnalyzedRun& analyzed,
                     ReportInput& input) {
   Provenance& p = input.provenance;
   p.rules_glob = rules.rules_glob;
-  p.set_overrides = args.engine.set_overrides;
+  p.set_overrides = set_overrides;
   p.config_path = rules.config_path;
   p.selected_rules = rules.selected;
   for (const std::string& id : rules.selected) {
@@ -98,9 +100,13 @@ void FillProvenance(const AnalyzeArgs& args, const RuleRegistry& registry,
     p.rule_options.emplace_back(id, std::move(values));
     input.rules.push_back({id, std::string(registry.Find(id)->summary())});
   }
-  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
+  for (const RankRecord& record : analyzed.records) {
+    const std::string& path = record.metadata.source_path;
+    if (auto it = analyzed.file_bytes.find(path); it != analyzed.file_bytes.end()) {
+      p.input_files.push_back({path, it->second});
+      continue;
+    }
     std::error_code ec;
-    const std::string& path = tl->metadata().source_path;
     uintmax_t bytes = std::filesystem::file_size(path, ec);
     p.input_files.push_back({path, ec ? -1 : static_cast<int64_t>(bytes)});
   }
@@ -143,6 +149,25 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   if (args.fail_on_regression_pct >= 0 && args.baseline.empty()) {
     err << "tracelint: --fail-on-regression needs --baseline (a report to compare with)\n";
     return kExitUsage;
+  }
+  if (args.merge) return RunAnalyzeMerge(args, out, err);
+  // --shard I/N, or --shards N with the index from a Slurm array or a
+  // Kubernetes Indexed Job (batch_shard.h).
+  std::optional<ShardSpec> shard;
+  if (!args.shard.empty() || args.shards > 0) {
+    absl::StatusOr<ShardSpec> spec = ResolveShard(args.shard, args.shards, [](const char* name) {
+      const char* v = std::getenv(name);
+      return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+    });
+    if (!spec.ok()) {
+      err << "tracelint: " << spec.status().message() << "\n";
+      return kExitUsage;
+    }
+    if (std::string why = ShardUsageError(args); !why.empty()) {
+      err << "tracelint: " << why << "\n";
+      return kExitUsage;
+    }
+    shard = *spec;
   }
   std::vector<std::string> paths = {args.path};
   paths.insert(paths.end(), args.more_paths.begin(), args.more_paths.end());
@@ -230,6 +255,10 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   absl::StatusOr<Discovery> discovery = paths.size() > 1
                                             ? DiscoverFiles(paths)
                                             : DiscoverTraces(paths[0], pipeline.discovery);
+  if (shard.has_value() && discovery.ok()) {
+    return AnalyzeShard(args, *shard, registry, *rules, config_note, std::move(*discovery),
+                        pipeline, out, err);
+  }
   ProgressLine progress(err, IsTerminal(err), std::chrono::seconds(1));
   if (discovery.ok()) {
     progress.ShowAfterDelay(fmt::format("tracelint: reading and analysing {} file(s)...",
@@ -249,33 +278,48 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
     PrintWriteError(err, s);
     return s.ok() ? kExitOk : kExitWriteFailed;
   }
-  std::string input_label =
-      from_stdin ? "-" : Relabel(fmt::format("{}", fmt::join(paths, " ")), labels);
-  if (analyzed->several_runs()) {
-    err << "tracelint: " << SeveralRunsMessage(input_label, *analyzed);
+  RunWords words;
+  words.input_label = from_stdin ? "-" : Relabel(fmt::format("{}", fmt::join(paths, " ")), labels);
+  words.config_note = config_note;
+  words.set_overrides = args.engine.set_overrides;
+  words.labels = std::move(labels);
+  words.notes = std::move(notes);
+  return ReportAnalyzedRun(args, registry, *rules, words, *analyzed, out, err);
+}
+
+int ReportAnalyzedRun(const AnalyzeArgs& args, const RuleRegistry& registry,
+                      const PreparedRules& rules, const RunWords& words, AnalyzedRun& analyzed,
+                      std::ostream& out, std::ostream& err) {
+  const std::string& input_label = words.input_label;
+  const std::string& config_note = words.config_note;
+  const PathLabels& labels = words.labels;
+  const std::vector<std::string>& notes = words.notes;
+  if (analyzed.several_runs()) {
+    err << "tracelint: " << SeveralRunsMessage(input_label, analyzed);
     return kExitUsage;
   }
 
   ReportInput input;
   input.input_path = input_label;
   input.config_note = config_note;
+  input.no_timeline_reason = words.no_timeline_reason;
   // docs/design/contract.md, "Newest span": the choice is said in the header
   // and on stderr.
-  if (!analyzed->discovery.span_choice.empty()) {
-    err << "tracelint: note: " << EscapeTerminal(analyzed->discovery.span_choice) << "\n";
-    const bool sessions = analyzed->discovery.spans.size() < 2;  // plugins/profile/<session>/
+  if (!analyzed.discovery.span_choice.empty()) {
+    err << "tracelint: note: " << EscapeTerminal(analyzed.discovery.span_choice) << "\n";
+    const bool sessions = analyzed.discovery.spans.size() < 2;  // plugins/profile/<session>/
     input.span_note = fmt::format(
-        "{}, the newest of {} profiling {}; {} to choose another", analyzed->discovery.chosen_span,
-        sessions ? analyzed->discovery.runs.size() : analyzed->discovery.spans.size(),
+        "{}, the newest of {} profiling {}; {} to choose another", analyzed.discovery.chosen_span,
+        sessions ? analyzed.discovery.runs.size() : analyzed.discovery.spans.size(),
         sessions ? "sessions" : "spans", sessions ? "--run" : "--span");
   }
-  for (const std::unique_ptr<Timeline>& tl : analyzed->run.ranks) input.ranks.push_back(tl.get());
-  input.contexts = analyzed->ContextPointers();
-  input.records = analyzed->RecordPointers();
-  input.findings = std::move(analyzed->engine.findings);
-  input.not_judged = std::move(analyzed->engine.not_judged);
-  input.warnings = analyzed->run.warnings;
-  for (const std::string& note : analyzed->discovery.notes) input.warnings.push_back(note);
+  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) input.ranks.push_back(tl.get());
+  input.contexts = analyzed.ContextPointers();
+  input.records = analyzed.RecordPointers();
+  input.findings = std::move(analyzed.engine.findings);
+  input.not_judged = std::move(analyzed.engine.not_judged);
+  input.warnings = analyzed.run.warnings;
+  for (const std::string& note : analyzed.discovery.notes) input.warnings.push_back(note);
   for (const std::string& note : args.notes) input.warnings.push_back(note);
   if (args.price_per_hour > 0 && args.batch_size <= 0) {
     // Said, not silently dropped: the price alone divides nothing.
@@ -304,10 +348,10 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   input.sarif.docs_url = args.docs_url;
   input.sarif.docs_ref = args.docs_ref;
   input.sarif.anchor = args.sarif_anchor;
-  FillProvenance(args, registry, *rules, *analyzed, input);
+  FillProvenance(words.set_overrides, registry, rules, analyzed, input);
 
   std::vector<std::string> warnings = notes;
-  int exit_code = RunHealth(*analyzed, warnings);
+  int exit_code = RunHealth(analyzed, warnings);
   // A copy cut at a limit analysed part of the input.
   if (!notes.empty()) exit_code = CombineExitCodes(exit_code, kExitDamaged);
   for (const std::string& w : warnings) err << "tracelint: warning: " << EscapeTerminal(w) << "\n";
@@ -322,16 +366,18 @@ int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err) {
   // docs/design/contract.md, "Exit codes, added": when every selected rule
   // could not judge and nothing was found, "no findings" would be a false
   // green.
-  if (verdict.judgeable && input.findings.empty() && !rules->selected.empty()) {
+  if (verdict.judgeable && input.findings.empty() && !rules.selected.empty()) {
     std::set<std::string> not_judged;
     for (const RuleOutcome& o : input.not_judged) not_judged.insert(o.rule_id);
-    if (not_judged.size() == rules->selected.size()) {
+    if (not_judged.size() == rules.selected.size()) {
       err << "tracelint: nothing could be judged: every selected rule (" 
-          << fmt::format("{}", fmt::join(rules->selected, ", "))
+          << fmt::format("{}", fmt::join(rules.selected, ", "))
           << ") could not judge this run, and nothing was found\n";
       exit_code = CombineExitCodes(exit_code, kExitNotJudgeable);
     }
   }
+  absl::StatusOr<GateOptions> gate = ParseGateOptions(args.fail_on, args.fail_on_recoverable);
+  if (!gate.ok()) return kExitUsage;  // RunAnalyze checked it
   GateResult gated = EvaluateGate(*gate, input.findings);
   for (const std::string& reason : gated.reasons) err << "tracelint: gate: " << reason << "\n";
   if (gated.tripped) exit_code = CombineExitCodes(exit_code, kExitFindingsGate);
@@ -452,6 +498,14 @@ CLI::App* DeclareAnalyzeCommand(CLI::App& app, OptionTable& table, AnalyzeArgs& 
   f.Positional("more-paths", a.more_paths, "more trace files: the ranks of one run",
                /*required=*/false);
   f.Flag("--list", a.list, "list the runs, spans and ranks found, without analysing");
+  f.Value("--shard", a.shard,
+          "analyse shard I of N (I/N, from 0) of the run's files and write its part (JSON Lines) "
+          "for --merge");
+  f.Value("--shards", a.shards,
+          "shard count, the index from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX",
+          Checked(AtLeast(0)));
+  f.Flag("--merge", a.merge,
+         "report the run from the parts its shards wrote (the paths), as one process would");
   DeclareReportFlags(f, a, /*step_rows_option=*/true);
   f.Value("--span", a.span, "profiling span stamp to analyse (default newest)");
   f.Value("--run", a.run, "TensorBoard run to analyse (default newest)");

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "analyzer/engine/engine.h"
+#include "cli/batch_shard.h"
 #include "cli/config_discovery.h"
 #include "cli/option_table.h"
+#include "cli/run_pipeline.h"
 #include "parsers/parse_options.h"
 
 namespace tracelint {
@@ -52,12 +54,43 @@ struct AnalyzeArgs {
   std::string sarif_anchor;  // location without a mapped frame; empty: README.md
   // Shown with the report's warnings (capture: how the program ended).
   std::vector<std::string> notes;
+  // A sharded analyze (docs/sharding.md): --shard I/N, or --shards N with
+  // the index from the environment; --merge: `path` and `more_paths` are
+  // the parts to merge.
+  std::string shard;
+  int shards = 0;
+  bool merge = false;
 };
 
 // The whole `tracelint analyze` job, testable without a process: returns
 // the exit code (exit_codes.h), writes the report to `out` (or args.output)
 // and one-line errors/warnings to `err`.
 int RunAnalyze(const AnalyzeArgs& args, std::ostream& out, std::ostream& err);
+
+// What the report of an analysed run says of how it was asked for.
+struct RunWords {
+  std::string input_label;  // the run as the user named it
+  std::string config_note;  // ReportInput::config_note
+  std::vector<std::string> set_overrides;
+  PathLabels labels;               // stdin and pipe copies -> their names
+  std::vector<std::string> notes;  // a copy cut at a limit
+  std::string no_timeline_reason;  // ReportInput::no_timeline_reason
+};
+
+// Everything `analyze` does after the analysis, for one process and for a
+// merge of shards alike: the report, its warnings, the gate, --baseline,
+// --annotate (which needs the ranks' timelines).
+int ReportAnalyzedRun(const AnalyzeArgs& args, const RuleRegistry& registry,
+                      const PreparedRules& rules, const RunWords& words, AnalyzedRun& analyzed,
+                      std::ostream& out, std::ostream& err);
+
+// analyze_shard_command.cc: the options a shard refuses ("" when none),
+// a shard's part written, and the merge of parts reported.
+std::string ShardUsageError(const AnalyzeArgs& args);
+int AnalyzeShard(const AnalyzeArgs& args, const ShardSpec& shard, const RuleRegistry& registry,
+                 const PreparedRules& rules, const std::string& config_note, Discovery discovery,
+                 const PipelineOptions& pipeline, std::ostream& out, std::ostream& err);
+int RunAnalyzeMerge(const AnalyzeArgs& args, std::ostream& out, std::ostream& err);
 
 // The report options of `analyze` (format, output, gates, rules, limits,
 // ...), shared by `capture`, which analyses what it recorded the same way.

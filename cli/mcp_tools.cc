@@ -37,8 +37,11 @@ constexpr Classified kClassified[] = {
     // the roots.
     {"*", "--follow-links", OptionUse::kLeftOut},
     // Not a report: the runs found (analyze), shard records and their merge
-    // (batch); SARIF-only settings.
+    // (analyze, batch: cluster jobs, not a tool call); SARIF-only settings.
     {"analyze", "--list", OptionUse::kLeftOut},
+    {"analyze", "--shard", OptionUse::kLeftOut},
+    {"analyze", "--shards", OptionUse::kLeftOut},
+    {"analyze", "--merge", OptionUse::kLeftOut},
     {"analyze", "--source-root", OptionUse::kLeftOut},
     {"analyze", "--docs-url", OptionUse::kLeftOut},
     {"analyze", "--docs-ref", OptionUse::kLeftOut},

@@ -142,8 +142,10 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
   // With several ranks, each keeps only what the merge and the report read
   // once it is analysed, so memory grows with the ranks being parsed, not
   // with all of them.
-  const bool release_events = analyzed.discovery.files.size() > 1 && !options.keep_events;
+  const bool release_events =
+      (analyzed.discovery.files.size() > 1 || options.shard) && !options.keep_events;
   LoadOptions load = options.load;
+  load.allow_no_ranks = options.shard;
   auto analyse_rank = [&](Timeline& tl, int cores) {
     RankWork w;
     w.context = std::make_unique<AnalysisContext>(tl);
@@ -197,7 +199,7 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     analyzed.file_facts.push_back(FactsOf(*tl));
   }
   analyzed.grouping = GroupIntoRuns(analyzed.file_facts);
-  if (analyzed.several_runs()) return analyzed;
+  if (analyzed.several_runs() && !options.shard) return analyzed;
 
   std::vector<std::vector<RuleOutcome>> outcomes;
   analyzed.records.reserve(analyzed.run.ranks.size());
@@ -214,6 +216,10 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
     w.record.metadata.source_path = tl->metadata().source_path;
     analyzed.records.push_back(std::move(w.record));
   }
+  if (options.shard) {
+    analyzed.rank_outcomes = std::move(outcomes);
+    return analyzed;
+  }
   analyzed.engine =
       MergeRankOutcomes(registry, rules, analyzed.RecordPointers(), std::move(outcomes));
   return analyzed;
@@ -221,12 +227,14 @@ absl::StatusOr<AnalyzedRun> AnalyzeDiscovered(Discovery discovery, const RuleReg
 
 int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
   int exit_code = kExitOk;
-  for (const std::unique_ptr<Timeline>& tl : analyzed.run.ranks) {
-    const RunMetadata& m = tl->metadata();
+  for (const RankRecord& record : analyzed.records) {
+    const RunMetadata& m = record.metadata;
     // A limit (ParseLimits) that stopped the reading or dropped events: the
     // analysis is partial, and the message names the flag that raises it.
     bool stopped_at_limit = false;
-    for (const Diagnostic& d : tl->diagnostics().List()) {
+    bool damaged = false;
+    for (const Diagnostic& d : record.diagnostics) {
+      damaged |= d.severity >= Severity::kError;
       if (d.name != kDiagLimitReached && !d.name.starts_with("event_over_")) continue;
       stopped_at_limit |= d.name == kDiagLimitReached;
       warnings.push_back(d.name == kDiagLimitReached
@@ -242,7 +250,7 @@ int RunHealth(const AnalyzedRun& analyzed, std::vector<std::string>& warnings) {
           "before it",
           m.source_path, m.truncated_reason, m.truncated_at_byte, m.events_read));
       exit_code = kExitDamaged;
-    } else if (tl->diagnostics().HasAtLeast(Severity::kError)) {
+    } else if (damaged) {
       warnings.push_back(
           fmt::format("{}: damaged input, see import diagnostics", m.source_path));
       exit_code = kExitDamaged;

@@ -38,6 +38,12 @@ struct PipelineOptions {
   // timeline and --annotate read them); otherwise a multi-rank run keeps
   // only each rank's record (rank_record.h).
   bool keep_events = false;
+  // The files are a shard of a larger run (`analyze --shard`, docs/sharding.md):
+  // every rank keeps only its record, with its cross-rank data; the rule
+  // outcomes are kept unmerged (AnalyzedRun::rank_outcomes); a shard none of
+  // whose files can be read is not an error; and the grouping into runs is
+  // left to the merge, which sees every rank.
+  bool shard = false;
   PathLabels path_labels;
 };
 
@@ -51,6 +57,12 @@ struct AnalyzedRun {
   std::vector<std::unique_ptr<AnalysisContext>> contexts;
   std::vector<RankRecord> records;
   EngineResult engine;
+  // PipelineOptions::shard: each rank's outcomes before the merge (parallel
+  // to records), and `engine` left empty.
+  std::vector<std::vector<RuleOutcome>> rank_outcomes;
+  // The size of each input file by path, when the files are not at hand (a
+  // merge of shards reports what the shards saw); empty: read from disk.
+  std::map<std::string, int64_t> file_bytes;
   // What each loaded file says about its job, and the runs they form. With
   // more than one run (several_runs()) nothing was merged: the caller picks
   // one or analyses each (AnalyzeDiscovered on a run's files).

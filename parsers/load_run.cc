@@ -5,7 +5,9 @@
 #include <optional>
 #include <memory>
 #include <new>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "fmt/format.h"
 #include "analyzer/base/worker_pool.h"
@@ -127,24 +129,41 @@ absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& optio
     } else {
       if (!first_error) first_error = r.status();
       run.warnings.push_back(fmt::format("skipped: {}", std::string(r.status().message())));
+      run.skipped.push_back({files[i].path, std::string(r.status().message())});
       ++run.files_skipped;
     }
   }
-  if (loaded.empty()) return *first_error;
-  std::stable_sort(loaded.begin(), loaded.end(), [](const auto& a, const auto& b) {
-    int ra = a.second->metadata().rank;
-    int rb = b.second->metadata().rank;
-    return std::make_tuple(ra < 0, ra, a.first) < std::make_tuple(rb < 0, rb, b.first);
+  if (loaded.empty() && !options.allow_no_ranks) return *first_error;
+  std::vector<RankAndPath> keys;
+  for (const auto& [path, tl] : loaded) keys.push_back({tl->metadata().rank, path});
+  const std::vector<size_t> order = RankOrder(keys);
+  for (std::string& w : DuplicateRankWarnings(keys, order)) run.warnings.push_back(std::move(w));
+  for (size_t i : order) run.ranks.push_back(std::move(loaded[i].second));
+  return run;
+}
+
+std::vector<size_t> RankOrder(const std::vector<RankAndPath>& ranks) {
+  std::vector<size_t> order(ranks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const bool na = ranks[a].rank < 0;
+    const bool nb = ranks[b].rank < 0;
+    return std::tie(na, ranks[a].rank, ranks[a].path) < std::tie(nb, ranks[b].rank, ranks[b].path);
   });
-  for (size_t i = 1; i < loaded.size(); ++i) {
-    int rank = loaded[i].second->metadata().rank;
-    if (rank >= 0 && rank == loaded[i - 1].second->metadata().rank) {
-      run.warnings.push_back(fmt::format("{} and {} both claim rank {}", loaded[i - 1].first,
-                                         loaded[i].first, rank));
+  return order;
+}
+
+std::vector<std::string> DuplicateRankWarnings(const std::vector<RankAndPath>& ranks,
+                                               const std::vector<size_t>& order) {
+  std::vector<std::string> out;
+  for (size_t k = 1; k < order.size(); ++k) {
+    const RankAndPath& a = ranks[order[k - 1]];
+    const RankAndPath& b = ranks[order[k]];
+    if (b.rank >= 0 && b.rank == a.rank) {
+      out.push_back(fmt::format("{} and {} both claim rank {}", a.path, b.path, b.rank));
     }
   }
-  for (auto& [path, tl] : loaded) run.ranks.push_back(std::move(tl));
-  return run;
+  return out;
 }
 
 }  // namespace tracelint

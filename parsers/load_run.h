@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/timeline.h"
@@ -32,6 +34,10 @@ struct LoadOptions {
   // cores (its parse threads). Must be safe to call concurrently for
   // different timelines.
   std::function<void(Timeline& timeline, int cores)> on_parsed;
+  // A run none of whose files could be read is a Run without ranks (each
+  // file's reason in `warnings`) rather than the first file's error: a
+  // shard of a sharded analyze reports its files to the merge either way.
+  bool allow_no_ranks = false;
 };
 
 // Parses every discovered file into one Run, ranks ordered by rank then
@@ -39,6 +45,18 @@ struct LoadOptions {
 // the load with its Status, unless other files loaded: then it becomes a
 // Run::warnings entry.
 absl::StatusOr<Run> LoadRun(const Discovery& discovery, const LoadOptions& options);
+
+// The order of a run's ranks, whoever loaded them (LoadRun, or the merge of
+// a sharded analyze): by metadata rank, ranks without one last, then by
+// path; files in discovery order in, indices into `ranks` out.
+struct RankAndPath {
+  int rank = -1;
+  std::string path;
+};
+std::vector<size_t> RankOrder(const std::vector<RankAndPath>& ranks);
+// "A and B both claim rank 3", for each pair of neighbours in `order`.
+std::vector<std::string> DuplicateRankWarnings(const std::vector<RankAndPath>& ranks,
+                                               const std::vector<size_t>& order);
 
 // The memory a file is expected to need while parsed, from its size on disk.
 size_t EstimateParseBytes(const TraceFileRef& file);

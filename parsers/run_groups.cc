@@ -61,9 +61,12 @@ RunFileFacts FactsFromMetadata(const std::string& path, const RunMetadata& m) {
 }
 
 RunFileFacts FactsOf(const Timeline& timeline) {
-  const RunMetadata& m = timeline.metadata();
+  return FactsOf(timeline.metadata(), timeline.Bounds());
+}
+
+RunFileFacts FactsOf(const RunMetadata& m, std::pair<TimeNs, TimeNs> bounds) {
   RunFileFacts f = FactsFromMetadata(m.source_path, m);
-  std::tie(f.start_ns, f.end_ns) = timeline.Bounds();
+  std::tie(f.start_ns, f.end_ns) = bounds;
   // Kineto writes baseTimeNanoseconds after the events; timestamps stay
   // relative to it then, but the capture time is what tells two runs apart.
   f.start_ns += m.late_base_time_ns;

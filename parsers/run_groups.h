@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/base/time.h"
@@ -37,6 +38,9 @@ struct RunFileFacts {
 };
 
 RunFileFacts FactsOf(const Timeline& timeline);
+// The same from a rank's metadata and its Timeline::Bounds(), for a rank
+// whose timeline is gone (a shard's record read back by the merge).
+RunFileFacts FactsOf(const RunMetadata& metadata, std::pair<TimeNs, TimeNs> bounds);
 
 // Whether `ns` reads as wall-clock time (after 2001) rather than a trace
 // relative to its own start: only wall-clock times can tell two captures apart.

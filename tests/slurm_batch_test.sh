@@ -10,6 +10,10 @@
 #    and socket; nothing under /etc is touched), then
 #    `sbatch --array=0-3 --wait examples/slurm/tracelint-array.sbatch`, the
 #    merge, and the same comparison.
+# 3. A sharded `tracelint analyze` of one 16-rank run: four shards as plain
+#    processes and as a Slurm array (examples/slurm/tracelint-analyze-*),
+#    merged to exactly the one-process report (JSON and text); a merge
+#    without one part exits 4 and names its shard.
 # Exit 77 (ctest: skipped) only when the Slurm daemons cannot be started,
 # saying why; under CI=true that is a failure instead (docs/design/contract.md).
 set -uo pipefail
@@ -111,6 +115,50 @@ missing=$(grep -cE '^[^ ]+ +missing ' "$tmp/lost/merged.txt")
 echo "missing shard: exit $rc, its $lost runs listed as missing:"
 grep -E '^[^ ]+ +missing ' "$tmp/lost/merged.txt"
 
+# --- 1b. a sharded analyze of one 16-rank run, as plain processes ---------
+# Sixteen ranks of one job from the late-rank case study (a straggler and
+# the ranks waiting on it), renumbered.
+job=$tmp/job16
+mkdir -p "$job"
+python3 - "$src/testdata/rules2/late_rank_compute" "$job" <<'PY' || fail "could not write the 16-rank run"
+import json, sys
+src, out = sys.argv[1], sys.argv[2]
+for rank in range(16):
+    with open(f"{src}/rank{1 if rank == 5 else 0}.json") as f:
+        trace = json.load(f)
+    trace["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 16}
+    with open(f"{out}/rank{rank}.json", "w") as f:
+        json.dump(trace, f)
+PY
+"$tracelint" analyze "$job" --format json -o "$tmp/job16.json"
+analyze_rc=$?
+"$tracelint" analyze "$job" -o "$tmp/job16.txt"
+compare_analyze() {  # compare_analyze DIR LABEL: merge DIR/part-*.jsonl, compare with one process
+  local dir=$1 label=$2
+  "$tracelint" analyze --merge "$dir"/part-*.jsonl --format json -o "$dir/merged.json"
+  rc=$?
+  [[ $rc == "$analyze_rc" ]] || fail "$label: merge exit $rc, want $analyze_rc"
+  "$tracelint" analyze --merge "$dir"/part-*.jsonl -o "$dir/merged.txt"
+  cmp -s "$tmp/job16.json" "$dir/merged.json" || fail "$label: merged JSON report differs"
+  diff -u "$tmp/job16.txt" "$dir/merged.txt" || fail "$label: merged text report differs"
+  echo "$label: merged report identical to one process (JSON and text, exit $rc)"
+}
+mkdir -p "$tmp/plain16"
+pids=()
+for i in 0 1 2 3; do
+  "$tracelint" analyze "$job" --shard "$i/4" --threads 1 -o "$tmp/plain16/part-$i.jsonl" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do
+  wait "$pid" || fail "a plain analyze shard failed"
+done
+compare_analyze "$tmp/plain16" "sharded analyze, 4 plain processes"
+rm "$tmp/plain16/part-1.jsonl"
+"$tracelint" analyze --merge "$tmp"/plain16/part-*.jsonl -o /dev/null 2>"$tmp/plain16/err"
+rc=$?
+[[ $rc == 4 ]] || fail "analyze merge without part 1: exit $rc, want 4"
+grep -q "shard 1/4: no part given" "$tmp/plain16/err" || fail "the merge does not name shard 1"
+
 # --- 2. a real Slurm cluster ----------------------------------------------
 for tool in munged slurmctld slurmd sbatch sinfo; do
   command -v "$tool" >/dev/null ||
@@ -183,4 +231,22 @@ for f in "$tmp"/log/task-*.out; do echo "--- $(basename "$f")"; cat "$f"; done
 compare "$tmp/slurm_out" "slurm array of 4"
 echo "merged table:"
 cat "$tmp/slurm_out/merged.txt"
+
+# The sharded analyze recipe: four array tasks, then the merge script.
+mkdir -p "$tmp/slurm16"
+TRACELINT=$tracelint timeout 120 sbatch --array=0-3 --wait --chdir "$tmp" \
+  --cpus-per-task=1 --mem=100 --time=10 \
+  -o "$tmp/log/analyze-%a.out" -e "$tmp/log/analyze-%a.out" \
+  "$src/examples/slurm/tracelint-analyze-array.sbatch" "$job" "$tmp/slurm16"
+rc=$?
+for f in "$tmp"/log/analyze-*.out; do echo "--- $(basename "$f")"; cat "$f"; done
+[[ $rc == 0 ]] || fail "the analyze array job failed (exit $rc)"
+[[ $(ls "$tmp"/slurm16/part-*.jsonl | wc -l) == 4 ]] || fail "want 4 analyze parts"
+TRACELINT=$tracelint bash "$src/examples/slurm/tracelint-analyze-merge.sh" "$tmp/slurm16"
+rc=$?
+[[ $rc == "$analyze_rc" ]] || fail "tracelint-analyze-merge.sh: exit $rc, want $analyze_rc"
+cmp -s "$tmp/job16.json" "$tmp/slurm16/report.json" || fail "slurm: merged JSON report differs"
+diff -u "$tmp/job16.txt" "$tmp/slurm16/report.txt" || fail "slurm: merged text report differs"
+echo "slurm array of 4 analyze shards: merged report identical to one process"
+head -12 "$tmp/slurm16/report.txt"
 echo "PASS"

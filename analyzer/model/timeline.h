@@ -200,6 +200,13 @@ class Timeline {
 struct Run {
   std::vector<std::unique_ptr<Timeline>> ranks;
   std::vector<std::string> warnings;
+  // The files that could not be read, in file order, and why (the warning
+  // without its "skipped: "): a sharded analyze passes them to the merge.
+  struct Skipped {
+    std::string path;
+    std::string reason;
+  };
+  std::vector<Skipped> skipped;
   // Files of the run that could not be read (each has a warning); the run
   // was analysed without them.
   int files_skipped = 0;

@@ -409,8 +409,13 @@ std::string NotSteadySteps(const RankRecord& rec) {
 }
 
 void TimelineSection(std::string& out, const ReportInput& in) {
-  std::optional<html::WorstStep> worst = html::FindWorstStep(in);
   out += "<h2 id=\"timeline-section\">Timeline of the worst steady step</h2>\n";
+  if (!in.no_timeline_reason.empty()) {
+    out += "<p class=\"note\" id=\"no-timeline\">No timeline: " + E(in.no_timeline_reason) +
+           "</p>\n";
+    return;
+  }
+  std::optional<html::WorstStep> worst = html::FindWorstStep(in);
   if (!worst.has_value() || worst->not_steady) {
     if (in.summary().no_rank_has_steady_step) {
       std::string phases;

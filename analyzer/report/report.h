@@ -108,6 +108,9 @@ struct ReportInput {
   std::shared_ptr<const std::vector<RankRecord>> owned_records;
   std::vector<const Timeline*> ranks;
   std::vector<AnalysisContext*> contexts;
+  // Why the ranks' events are not at hand for the HTML timeline (a merge
+  // of shards holds summaries only); the page says it instead of drawing.
+  std::string no_timeline_reason;
   std::vector<Finding> findings;        // ranked
   std::vector<RuleOutcome> not_judged;  // rules that could not analyse
   std::vector<std::string> warnings;

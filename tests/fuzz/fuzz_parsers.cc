@@ -97,6 +97,7 @@ FuzzTarget FuzzTargetByName(std::string_view name) {
   if (name == "mcp_json") return FuzzMcpJson;
   if (name == "annotate") return FuzzAnnotate;
   if (name == "stdin") return FuzzStdin;
+  if (name == "shard_part") return FuzzShardPart;
   return nullptr;
 }
 

@@ -41,8 +41,13 @@ std::string FuzzAnnotate(const uint8_t* data, size_t size);
 // table, the temporary copy never named, none left registered.
 std::string FuzzStdin(const uint8_t* data, size_t size);
 
+// `tracelint analyze --merge` with the bytes as a part (fuzz_shard.cc):
+// merged and rendered in every format, ending with an exit code of the table.
+std::string FuzzShardPart(const uint8_t* data, size_t size);
+
 // The targets by name ("kineto_json", "xspace", "gzip", "discovery",
-// "report", "pipeline", "mcp_json", "annotate", "stdin"); nullptr when unknown.
+// "report", "pipeline", "mcp_json", "annotate", "stdin", "shard_part"); nullptr when
+// unknown.
 FuzzTarget FuzzTargetByName(std::string_view name);
 
 }  // namespace tracelint::fuzz

@@ -57,7 +57,7 @@ TEST(FuzzRegressions, EveryCrashInputIsHandled) {
 // where the fuzzers themselves are not built).
 TEST(FuzzTargets, HandleEmptyAndTinyInputs) {
   for (const char* name : {"kineto_json", "xspace", "gzip", "discovery", "report", "pipeline",
-                           "mcp_json", "annotate", "stdin"}) {
+                           "mcp_json", "annotate", "stdin", "shard_part"}) {
     FuzzTarget target = FuzzTargetByName(name);
     ASSERT_NE(target, nullptr) << name;
     for (std::string input : {std::string(), std::string("{"), std::string("\x1f\x8b", 2),

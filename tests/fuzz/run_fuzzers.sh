@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seeds and runs the libFuzzer targets of a -DTRACELINT_FUZZ=ON build.
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]
-# Targets: kineto_json xspace gzip discovery report pipeline annotate stdin
+# Targets: kineto_json xspace gzip discovery report pipeline annotate stdin shard_part
 # (default: all).
 # Seeds come from testdata/ (gzip seeds are compressed on the fly), the
 # corpus in ../shared/corpus when present and tests/fuzz/regressions/.
@@ -16,7 +16,7 @@ seconds=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(kineto_json xspace gzip discovery report pipeline mcp_json annotate stdin)
+  targets=(kineto_json xspace gzip discovery report pipeline mcp_json annotate stdin shard_part)
 fi
 corpus=../shared/corpus
 artifacts="$build/fuzz-artifacts"
@@ -73,6 +73,14 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seeds
       printf 'k\xff\xfe\0op\0t\0path\xc3' >"$dir/invalid_utf8"
       printf 'a\r\x07b\0`*_[x](y)|\0\xe2\x80\xae\0/tmp/<xss>' >"$dir/controls"
       ;;
+    shard_part)
+      # Real parts, written by this build: a two-rank run split in two, and
+      # a one-file run (a part is made of whole-record lines).
+      "$build/tracelint" analyze testdata/rules2/late_rank_compute --shard 0/2 \
+        -o "$dir/late_rank_part0.jsonl" 2>/dev/null
+      "$build/tracelint" analyze testdata/rules/dataloader_starvation.json --shard 0/1 \
+        -o "$dir/dataloader_part.jsonl" 2>/dev/null
+      ;;
   esac
   if [[ -d "tests/fuzz/regressions/$target" ]]; then
     find "tests/fuzz/regressions/$target" -type f ! -name README.md -exec cp {} "$dir/" \;
@@ -96,6 +104,7 @@ for target in "${targets[@]}"; do
     discovery) max_len=2048 ;;
     report) dict=(-dict=tests/fuzz/report.dict) max_len=1024 ;;
     mcp_json) dict=(-dict=tests/fuzz/json.dict) max_len=4096 ;;
+    shard_part) dict=(-dict=tests/fuzz/json.dict) max_len=65536 ;;
   esac
   log="$work/$target.log"
   start_s=$(date +%s)
