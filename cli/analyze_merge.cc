@@ -161,7 +161,8 @@ absl::StatusOr<MergedShards> MergeShardParts(const std::vector<std::string>& pat
     ++run.run.files_skipped;
   }
   for (const ShardPart& p : parts) {
-    for (const auto& [path, rank] : p.ranks) {
+    for (const auto& entry : p.ranks) {
+      const std::string& path = entry.first;
       bool ours = std::any_of(h.files.begin(), h.files.end(), [&](const auto& f) {
         return f.path == path && f.shard == p.header.shard;
       });

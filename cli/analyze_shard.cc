@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -64,11 +65,38 @@ void BeginRecord(JsonWriter& w, std::string_view type, const AnalyzeShardHeader&
   w.Key("config").String(header.config_hash);
 }
 
+// Every line ends with the checksum of what precedes it: a line altered
+// after it was written (a flipped bit, an edit) is damage the reader names,
+// not values it would merge.
+constexpr std::string_view kSumKey = ",\"sum\":\"";
+constexpr size_t kSumSuffixBytes = kSumKey.size() + 16 + 2;  // key, 16 hex digits, "}
+
+std::string Signed(std::string_view unsigned_line) {
+  std::string line(unsigned_line);
+  line += kSumKey;
+  line += HashParts({std::string(unsigned_line)});
+  line += "\"}";
+  return line;
+}
+
+// The line without its checksum when the checksum holds, else nullopt.
+std::optional<std::string_view> Verified(std::string_view line) {
+  if (line.size() < kSumSuffixBytes || !line.ends_with("\"}")) return std::nullopt;
+  std::string_view body = line.substr(0, line.size() - kSumSuffixBytes);
+  std::string_view sum = line.substr(body.size());
+  if (!sum.starts_with(kSumKey)) return std::nullopt;
+  sum = sum.substr(kSumKey.size(), 16);
+  if (HashParts({std::string(body)}) != sum) return std::nullopt;
+  return body;
+}
+
 void EndLine(JsonWriter& w, std::string& out) {
   w.EndObject();
   std::string line = w.Finish();
   while (!line.empty() && line.back() == '\n') line.pop_back();
-  out += line;
+  // The writer's closing brace goes after the checksum.
+  line.pop_back();
+  out += Signed(line);
   out += '\n';
 }
 
@@ -178,13 +206,20 @@ absl::StatusOr<ShardPart> ParseShardPart(std::string_view text, const std::strin
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = fmt::format("{}:{}", path, line_no);
+    std::optional<std::string_view> body = Verified(line);
     simdjson::dom::object o;
-    if (parser.parse(simdjson::padded_string(line)).get_object().get(o) != simdjson::SUCCESS) {
+    if (!body.has_value() ||
+        parser.parse(simdjson::padded_string(std::string(*body) + "}")).get_object().get(o) !=
+            simdjson::SUCCESS) {
       // A last line cut short (a node that died, a copy interrupted): the
       // records before it stand; the merge says the part is incomplete.
       if (have_header && end == text.size()) {
         part.truncated_at_line = line_no;
         break;
+      }
+      if (!body.has_value() && line.starts_with("{\"type\": ")) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}: the line was altered after it was written (its checksum does not match)", where));
       }
       return not_ours(where);
     }
@@ -271,6 +306,20 @@ absl::StatusOr<ShardPart> ReadShardPart(const std::string& path) {
   ss << in.rdbuf();
   if (in.bad()) return absl::DataLossError(fmt::format("cannot read {}", path));
   return ParseShardPart(ss.str(), path);
+}
+
+std::string ResignShardPart(std::string_view text) {
+  std::string out;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    size_t sum = line.rfind(kSumKey);
+    out += sum == std::string_view::npos ? std::string(line) : Signed(line.substr(0, sum));
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace tracelint

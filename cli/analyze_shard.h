@@ -15,6 +15,8 @@
 //                                   outcomes before the cross-rank merge
 //   {"type": "skipped", ...}        a file of the shard that could not be read
 //   {"type": "analyze-end", ...}    the shard finished
+// each line ending with the checksum of the rest ("sum"), so that a line
+// altered after it was written is named as damage, never merged.
 // so that the merge rebuilds the run's ranks in their order, runs the
 // cross-rank merge on them, and names the ranks of a shard that wrote
 // nothing or was cut short.
@@ -92,6 +94,10 @@ struct ShardPart {
   bool complete = false;                       // the end record was read
   int64_t truncated_at_line = 0;               // > 0: that last line was cut short
 };
+
+// `text` with every line's checksum made anew, as if the lines had been
+// written as they are: for tests and fuzzers that forge parts.
+std::string ResignShardPart(std::string_view text);
 
 // Errors name the file and line (a file of something else, a damaged
 // line before the last, a record of another shard in the same file).

@@ -68,6 +68,7 @@ AnalyzeArgs ArgsFor(const std::string& path) {
 
 // The parts of `run` split `shards` ways, as files in `dir`.
 std::vector<std::string> WriteParts(const fs::path& run, int shards, const fs::path& dir) {
+  fs::create_directories(dir);
   std::vector<std::string> parts;
   for (int i = 0; i < shards; ++i) {
     AnalyzeArgs args = ArgsFor(run.string());
@@ -197,6 +198,18 @@ TEST(AnalyzeShard, PartsOfDifferentRunsOrDamagedLinesAreRefused) {
   EXPECT_EQ(r.code, kExitDamaged) << r.err;
   EXPECT_THAT(r.err, HasSubstr(pa[1] + ":2: not a part of a sharded analyze"));
   EXPECT_THAT(r.err, HasSubstr("shard 1/2: no part given"));
+
+  // A value changed after the part was written (a flipped bit, an edit):
+  // the checksum names the line, and the part counts as missing.
+  std::vector<std::string> pc = WriteParts(a, 2, a.parent_path() / "edited");
+  text = ReadFile(pc[0]);
+  size_t rank_line = text.find('\n') + 1;
+  size_t digit = text.find("\"mean_step_ns\": ", rank_line) + 16;
+  text[digit] = text[digit] == '9' ? '8' : '9';
+  std::ofstream(pc[0], std::ios::binary | std::ios::trunc) << text;
+  r = Analyze(MergeArgs(pc));
+  EXPECT_EQ(r.code, kExitDamaged) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(pc[0] + ":2: the line was altered after it was written"));
 
   // Not a part at all, alone: nothing to merge.
   std::string trace = (a / "rank0.json").string();

@@ -425,6 +425,32 @@ template <typename A> void Io(A& a, RankRecord& r) {
 }  // namespace tracelint::record_io
 
 namespace tracelint {
+namespace {
+
+// What MakeRankRecord always makes and the reports rely on: indices within
+// their vectors, one phase per step. A part that breaks it was damaged or
+// edited, and reading on would index past a vector.
+absl::Status CheckRecord(const RankRecord& r) {
+  auto bad = [](std::string_view what) {
+    return absl::InvalidArgumentError(std::string("record: ") + std::string(what));
+  };
+  const StepPhaseSet& phase = r.step_phase;
+  if (phase.phases.size() != r.all_steps.steps.size() || phase.cuts.size() > phase.phases.size() ||
+      phase.steady_count < 0 || static_cast<size_t>(phase.steady_count) > phase.phases.size()) {
+    return bad("step_phase: not one phase per step of all_steps");
+  }
+  for (size_t i : r.outlier_steps.indices) {
+    if (i >= r.steady_steps.steps.size()) return bad("outlier_steps: not an index of steady_steps");
+  }
+  for (size_t i : r.summary.outliers.indices) {
+    if (i >= r.summary.steady_steps.size()) {
+      return bad("summary.outliers: not an index of summary.steady_steps");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void WriteRankRecord(JsonWriter& w, const RankRecord& record) {
   record_io::Writer(w).Value(record);
@@ -440,6 +466,7 @@ absl::StatusOr<RankRecord> ReadRankRecord(simdjson::dom::element object) {
   RankRecord record;
   record_io::Io(reader, record);
   if (!error.empty()) return absl::InvalidArgumentError(error);
+  if (absl::Status s = CheckRecord(record); !s.ok()) return s;
   return record;
 }
 

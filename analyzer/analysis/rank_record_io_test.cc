@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "analyzer/analysis/analysis_context.h"
+#include "analyzer/base/time_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/analysed.h"
@@ -59,8 +60,8 @@ TEST(RankRecordIo, ARecordReadsBackToTheSameRecord) {
 TEST(RankRecordIo, EdgeValuesSurvive) {
   RankRecord r;
   r.metadata.source_path = std::string("run/r\xff\xfe.json", 14);  // not UTF-8
-  r.metadata.truncated_at_byte = std::numeric_limits<int64_t>::min();
-  r.metadata.events_read = std::numeric_limits<int64_t>::max();
+  r.metadata.truncated_at_byte = -kMaxTraceTimeNs;  // the range a timeline's times lie in
+  r.metadata.events_read = kMaxTraceTimeNs;
   r.roofline.step_ns = std::numeric_limits<double>::infinity();
   r.roofline.busy_ns_per_step = -std::numeric_limits<double>::infinity();
   r.roofline.mfu_peak_tflops = std::numeric_limits<double>::quiet_NaN();
@@ -99,11 +100,23 @@ TEST(RankRecordIo, DamageIsAnErrorNamingTheField) {
   EXPECT_THAT(r.status().message(), HasSubstr("record.steps.source: out of range"));
   r = RankRecordFromJson(with("\"rank\": -1", "\"rank\": 99999999999"));  // past an int
   EXPECT_THAT(r.status().message(), HasSubstr("record.metadata.rank: out of range"));
+  r = RankRecordFromJson(with("\"events_read\": 0", "\"events_read\": 4611686018427387904"));
+  EXPECT_THAT(r.status().message(), HasSubstr("record.metadata.events_read: out of range"));
   r = RankRecordFromJson(with("\"bounds\": [0,0]", "\"bounds\": [0]"));
   EXPECT_THAT(r.status().message(), HasSubstr("record.bounds: not a pair"));
   r = RankRecordFromJson(with("\"metadata\": {", "\"metadata_\": {"));
   EXPECT_THAT(r.status().message(), HasSubstr("record.metadata: missing"));
   EXPECT_FALSE(RankRecordFromJson(json.substr(0, json.size() / 2)).ok());
+  // Well-formed, but an index past its vector: what no writer makes.
+  RankRecord r0;
+  r0.outlier_steps.indices = {0};
+  EXPECT_THAT(RankRecordFromJson(RankRecordToJson(r0)).status().message(),
+              HasSubstr("outlier_steps: not an index of steady_steps"));
+  RankRecord r1;
+  r1.all_steps.steps.resize(2);
+  r1.step_phase.phases = {StepPhase::kSteady};
+  EXPECT_THAT(RankRecordFromJson(RankRecordToJson(r1)).status().message(),
+              HasSubstr("not one phase per step"));
   EXPECT_FALSE(RankRecordFromJson("[1, 2]").ok());
 }
 

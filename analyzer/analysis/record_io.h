@@ -8,6 +8,8 @@
 // function in namespace record_io that both archives run: the writer and
 // the reader cannot disagree on a name or an order.
 //
+// Integers are read only within the range of a timeline's times
+// (time_limits.h), which every value an analysis makes lies in.
 // Doubles are written in their shortest form that reads back to the same
 // double (NaN as null, infinities as "inf"/"-inf"); enums as their number,
 // checked against the enum's range (EnumMax) on reading, so a damaged part
@@ -28,6 +30,7 @@
 
 #include "analyzer/base/escape.h"
 #include "analyzer/base/json_writer.h"
+#include "analyzer/base/time_limits.h"
 #include "simdjson.h"
 
 namespace tracelint::record_io {
@@ -225,6 +228,10 @@ class Reader {
     } else {
       int64_t i = 0;
       if (e.get_int64().get(i) != simdjson::SUCCESS) return Fail(key, "not an integer");
+      // No analysis makes an integer (a time, a count, a size) past the
+      // range of a timeline's times, and within it a difference of two
+      // never overflows.
+      if (i < -kMaxTraceTimeNs || i > kMaxTraceTimeNs) return Fail(key, "out of range");
       if (i < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
           (i > 0 && static_cast<uint64_t>(i) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
         return Fail(key, "out of range");
