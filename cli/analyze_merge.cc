@@ -94,8 +94,8 @@ absl::StatusOr<MergedShards> MergeShardParts(const std::vector<std::string>& pat
   merged.rules = RulesOf(h);
   if (absl::Status s = CheckRules(merged.rules, registry, first.path); !s.ok()) return s;
 
-  std::map<int, const ShardPart*> by_shard;
-  for (const ShardPart& p : parts) {
+  std::map<int, ShardPart*> by_shard;
+  for (ShardPart& p : parts) {
     auto [it, fresh] = by_shard.emplace(p.header.shard, &p);
     if (!fresh) {
       warnings.push_back(fmt::format("{} is shard {}/{} again ({}); read once", p.path,
@@ -130,9 +130,16 @@ absl::StatusOr<MergedShards> MergeShardParts(const std::vector<std::string>& pat
   run.discovery.span_choice = h.span_choice;
   run.discovery.chosen_span = h.chosen_span;
   run.discovery.runs = h.runs;
-  std::vector<const ShardPart::Rank*> loaded;
+  // Moved from below: a record is read once and kept once (on 1,024 ranks,
+  // about 300 MB of them).
+  std::vector<ShardPart::Rank*> loaded;
   std::vector<RankAndPath> keys;
+  std::set<std::string> seen;
   for (const AnalyzeShardHeader::File& f : h.files) {
+    if (!seen.insert(f.path).second) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: the run lists file {} twice", first.path, f.path));
+    }
     TraceFileRef ref;
     ref.path = f.path;
     run.discovery.files.push_back(ref);
@@ -182,12 +189,12 @@ absl::StatusOr<MergedShards> MergeShardParts(const std::vector<std::string>& pat
   for (std::string& w : DuplicateRankWarnings(keys, order)) run.run.warnings.push_back(std::move(w));
   std::vector<std::vector<RuleOutcome>> outcomes;
   for (size_t i : order) {
-    RankRecord record = loaded[i]->record;
+    RankRecord record = std::move(loaded[i]->record);
     // One process adds cross-rank data only to a run of several files.
     if (h.files.size() == 1) record.cross_rank = RankCrossData{};
     run.file_facts.push_back(FactsOf(record.metadata, record.bounds));
     run.records.push_back(std::move(record));
-    outcomes.push_back(loaded[i]->outcomes);
+    outcomes.push_back(std::move(loaded[i]->outcomes));
   }
   run.grouping = GroupIntoRuns(run.file_facts);
   if (!run.several_runs()) {
