@@ -59,7 +59,7 @@ TEST(RankRecordIo, ARecordReadsBackToTheSameRecord) {
 
 TEST(RankRecordIo, EdgeValuesSurvive) {
   RankRecord r;
-  r.metadata.source_path = std::string("run/r\xff\xfe.json", 14);  // not UTF-8
+  r.metadata.source_path = "run/r\xff\xfe.json";  // not UTF-8
   r.metadata.truncated_at_byte = -kMaxTraceTimeNs;  // the range a timeline's times lie in
   r.metadata.events_read = kMaxTraceTimeNs;
   r.roofline.step_ns = std::numeric_limits<double>::infinity();
