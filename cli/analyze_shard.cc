@@ -48,11 +48,7 @@ namespace tracelint {
 namespace {
 
 std::string HeaderRunJson(const AnalyzeShardHeader& header) {
-  JsonWriter w(/*compact=*/true);
-  record_io::Writer(w).Value(header);
-  std::string out = w.Finish();
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
+  return record_io::ToJsonLine(header);
 }
 
 // The fields every record carries, so that a line is never read as another
@@ -111,18 +107,19 @@ AnalyzeShardHeader MakeShardHeader(const Discovery& discovery, int shard, int sh
   h.shards = shards;
   h.tool_version = std::string(kToolVersion);
   h.input = input;
+  // One stat per file: its size in the report's provenance (-1 unreadable,
+  // as one process says it) and, at least 0, its weight in the split.
   std::vector<std::string> paths;
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> weights;
   for (const TraceFileRef& f : discovery.files) {
-    paths.push_back(f.path);
-    sizes.push_back(RunSizeBytes(f.path));
-  }
-  std::vector<int> shard_of = PartitionRuns(paths, sizes, shards);
-  for (size_t i = 0; i < paths.size(); ++i) {
     std::error_code ec;
-    uintmax_t bytes = std::filesystem::file_size(paths[i], ec);
-    h.files.push_back({paths[i], ec ? -1 : static_cast<int64_t>(bytes), shard_of[i]});
+    uintmax_t bytes = std::filesystem::file_size(f.path, ec);
+    h.files.push_back({f.path, ec ? -1 : static_cast<int64_t>(bytes), 0});
+    paths.push_back(f.path);
+    weights.push_back(std::max<int64_t>(h.files.back().bytes, 0));
   }
+  std::vector<int> shard_of = PartitionRuns(paths, weights, shards);
+  for (size_t i = 0; i < paths.size(); ++i) h.files[i].shard = shard_of[i];
   h.notes = discovery.notes;
   h.spans = discovery.spans;
   h.span_choice = discovery.span_choice;

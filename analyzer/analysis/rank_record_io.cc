@@ -470,13 +470,7 @@ absl::StatusOr<RankRecord> ReadRankRecord(simdjson::dom::element object) {
   return record;
 }
 
-std::string RankRecordToJson(const RankRecord& record) {
-  JsonWriter w(/*compact=*/true);
-  WriteRankRecord(w, record);
-  std::string out = w.Finish();
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
+std::string RankRecordToJson(const RankRecord& record) { return record_io::ToJsonLine(record); }
 
 absl::StatusOr<RankRecord> RankRecordFromJson(std::string_view json) {
   simdjson::dom::parser parser;

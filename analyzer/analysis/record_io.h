@@ -139,6 +139,16 @@ class Writer {
   JsonWriter& w_;
 };
 
+// `value` as one line of compact JSON, without a newline.
+template <typename T>
+std::string ToJsonLine(const T& value) {
+  JsonWriter w(/*compact=*/true);
+  Writer(w).Value(value);
+  std::string out = w.Finish();
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
 class Reader {
  public:
   // Fields are read from `object`; the first failure is kept in `*error`,

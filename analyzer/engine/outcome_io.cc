@@ -95,11 +95,7 @@ absl::StatusOr<std::vector<RuleOutcome>> ReadRuleOutcomes(simdjson::dom::element
 }
 
 std::string RuleOutcomesToJson(const std::vector<RuleOutcome>& outcomes) {
-  JsonWriter w(/*compact=*/true);
-  WriteRuleOutcomes(w, outcomes);
-  std::string out = w.Finish();
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
+  return record_io::ToJsonLine(outcomes);
 }
 
 absl::StatusOr<std::vector<RuleOutcome>> RuleOutcomesFromJson(std::string_view json) {
