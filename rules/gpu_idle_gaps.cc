@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/analysis/analysis_context.h"
@@ -160,6 +161,52 @@ void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Findin
       "grows with the graph's node count: fuse kernels to shrink the graph, and launch the "
       "next replay before waiting on this one so its submission overlaps device work.",
       name, name.starts_with("hip") ? "hipGraphUpload" : "cudaGraphUpload");
+}
+
+// The share of a cause's idle pieces ended by work of a graph replay (its
+// launch call is a graph launch), and one such launch call.
+std::pair<double, SliceId> GraphReplayShare(const Timeline& tl, const IdleAttribution& idle,
+                                            IdleCause cause, int64_t* gaps) {
+  TimeNs total_ns = 0, graph_ns = 0;
+  SliceId example = kNoIndex;
+  int last_gap = -1;
+  for (const IdlePiece& p : idle.pieces) {
+    if (p.cause != cause) continue;
+    total_ns += p.end_ns - p.start_ns;
+    if (p.host_thread_slice != kNoIndex && tl.HasFlag(p.host_thread_slice, kFlagGraphLaunch)) {
+      graph_ns += p.end_ns - p.start_ns;
+      example = p.host_thread_slice;
+      if (p.gap != last_gap) ++*gaps;
+      last_gap = p.gap;
+    }
+  }
+  if (total_ns <= 0) return {0.0, kNoIndex};
+  return {static_cast<double>(graph_ns) / static_cast<double>(total_ns), example};
+}
+
+// The step already replays graphs: the launch-bound advice ("capture it
+// with CUDA Graphs") would be wrong. Idle before a replay's work that the
+// host launched late is the host's time between replays.
+void AddGraphReplayLaunches(const Timeline& tl, const IdleAttribution& idle, int64_t steps,
+                            Finding& f) {
+  int64_t gaps = 0;
+  const auto [share, example] = GraphReplayShare(tl, idle, IdleCause::kLaunchOverhead, &gaps);
+  if (example == kNoIndex || share < 0.5) return;
+  const std::string_view name = tl.str(tl.slices().name[example]);
+  const bool amd = name.starts_with("hip");
+  const double per_step =
+      static_cast<double>(gaps) / static_cast<double>(std::max<int64_t>(1, steps));
+  f.evidence.push_back({fmt::format("{:.0f}% of it before the work of {} graph replays, "
+                                    "launched late by the host ({}, {:.0f} per step)",
+                                    share * 100, amd ? "HIP" : "CUDA", name, per_step),
+                        share, 0.5, "share"});
+  f.fix = fmt::format(
+      "The step already replays {} graphs, and the device waits for the host to launch the "
+      "next one: each replay holds too little work to cover the host time between replays "
+      "(the {} call itself and the Python around it). Capture more of the step in one graph "
+      "(the whole forward or decode loop rather than one module call), batch more inputs per "
+      "replay, and queue the next replay before reading results back.",
+      amd ? "HIP" : "CUDA", name);
 }
 
 // The allocator calls inside the judged steps, counted and timed per step,
@@ -387,6 +434,9 @@ RuleOutcome GpuIdleGapsRule::Check(AnalysisContext& ctx, const RuleOptions& opti
     f.location = rules_internal::LocateIdle(tl, steps, summary);
     f.fix = IdleFixFor(owned, ctx.job_profile(), where);
     if (owned.cause == IdleCause::kLaunchStall) AddGraphLaunchStall(tl, *idle, f);
+    if (owned.cause == IdleCause::kLaunchOverhead) {
+      AddGraphReplayLaunches(tl, *idle, static_cast<int64_t>(steps.steps.size()), f);
+    }
     if (owned.cause == IdleCause::kAllocator) AddAllocatorCalls(tl, steps, f);
     // The optimizer's or a one-step stall's advice, when given, leads the
     // fix; the step-tail advice then adds only its evidence.

@@ -245,11 +245,13 @@ TEST(GpuIdleGapsTest, SaysWhatItCouldNotJudge) {
   RuleOutcome cpu = RunRule(rule, case_studies::CpuOnly());
   EXPECT_FALSE(cpu.applicable);
   EXPECT_THAT(cpu.not_judged_reason, HasSubstr("CPU-only"));
-  for (const Scenario& s : {case_studies::NoCorrelation(), case_studies::GraphReplay()}) {
+  for (const Scenario& s : {case_studies::NoCorrelation(), case_studies::GraphReplayGaps()}) {
     RuleOutcome out = RunRule(rule, s);
     EXPECT_FALSE(out.applicable);
     EXPECT_THAT(out.not_judged_reason, HasSubstr("no linked launch"));
   }
+  // Replays the host launched late are judged as any launch.
+  EXPECT_NE(FindCause(RunRule(rule, case_studies::GraphReplay()), "data_loader"), nullptr);
 }
 
 TEST(GpuIdleGapsTest, NoStepMarkersGivesOneWindowAndSaysSo) {

@@ -120,9 +120,9 @@ TEST(HostSideOpsTest, SaysWhatItCouldNotJudge) {
   HostSideOpsRule rule;
   RuleOutcome cpu = RunRule(rule, case_studies::CpuOnly());
   EXPECT_FALSE(cpu.applicable);
-  // Without correlation, or behind graph replays, the idle is unattributed:
-  // no finding is guessed, and the rule says why.
-  for (const Scenario& s : {case_studies::NoCorrelation(), case_studies::GraphReplay()}) {
+  // Without correlation, or between the nodes of a graph replay, the idle is
+  // unattributed: no finding is guessed, and the rule says why.
+  for (const Scenario& s : {case_studies::NoCorrelation(), case_studies::GraphReplayGaps()}) {
     RuleOutcome unlinked = RunRule(rule, s);
     EXPECT_FALSE(unlinked.applicable);
     EXPECT_THAT(unlinked.not_judged_reason, HasSubstr("no linked launch"));

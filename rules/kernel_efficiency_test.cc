@@ -348,5 +348,73 @@ TEST(KernelEfficiencyTest, NeverFiresWithoutAPeakOrAModel) {
   EXPECT_THAT(no_model.not_judged_reason, HasSubstr("record_shapes"));
 }
 
+const RooflineFamily* FamilyOf(const RankRoofline& r, std::string_view family,
+                               std::string_view dtype) {
+  for (const RooflineFamily& f : r.families) {
+    if (f.family == family && f.dtype == dtype) return &f;
+  }
+  return nullptr;
+}
+
+bool HasNote(const RankRoofline& r, std::string_view text) {
+  for (const std::string& n : r.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// An op's FLOPs go to its kernels by their durations: a short first kernel
+// of another dtype gets its share of the work, not all of it (which read as
+// many times the device's peak).
+TEST(KernelEfficiencyTest, AnOpsWorkIsSharedByItsKernelsDurations) {
+  Scenario s;
+  s.Device(DeviceSpec::H100());
+  const TimeNs gemm_ns = static_cast<TimeNs>(kGemmRooflineNs / 0.5);
+  constexpr TimeNs kFirstNs = 20 * kNsPerUs;
+  for (int k = 1; k <= 4; ++k) {
+    s.BeginStep(k)
+        .BeginOp("aten::mm", ShapeArgs(kGemmDims, kBf16x2))
+        .Kernel(kFp32Gemm, kFirstNs, Grid(1024))
+        .Kernel(kGemm, gemm_ns, Grid(1024))
+        .End()
+        .Sync()
+        .EndStep();
+  }
+  const Timeline tl = Build(s);
+  AnalysisContext ctx(tl);
+  const RankRoofline& r = ctx.roofline().summary;
+  const RooflineFamily* bf16 = FamilyOf(r, "gemm", "bf16");
+  const RooflineFamily* fp32 = FamilyOf(r, "gemm", "fp32");
+  ASSERT_NE(bf16, nullptr);
+  ASSERT_NE(fp32, nullptr);
+  const double op_tflops = kGemmFlops / static_cast<double>(gemm_ns + kFirstNs) / 1e3;
+  rules2_test::ExpectWithin(bf16->achieved_tflops, op_tflops, 0.001, "bf16 rate");
+  rules2_test::ExpectWithin(fp32->achieved_tflops, op_tflops, 0.001, "fp32 rate");
+  rules2_test::ExpectWithin(bf16->efficiency, op_tflops / 989.4, 0.001, "bf16 efficiency");
+  // The op's rate is above the fp32 peak: no efficiency for that family.
+  EXPECT_LT(fp32->efficiency, 0);
+  EXPECT_TRUE(HasNote(r, "GEMM fp32: ")) << r.notes.size();
+}
+
+// Kernels faster than the roof mean the model or the peak does not fit
+// them: no efficiency, no modelled FLOP utilization, no finding.
+TEST(KernelEfficiencyTest, WorkAboveTheRoofIsNotJudged) {
+  KernelEfficiencyRule rule;
+  for (double efficiency : {0.99, 1.5}) {
+    SCOPED_TRACE(efficiency);
+    const Timeline tl = Build(Gemms(efficiency));
+    AnalysisContext ctx(tl);
+    const RankRoofline& r = ctx.roofline().summary;
+    const RooflineFamily* gemm = FamilyOf(r, "gemm", "bf16");
+    ASSERT_NE(gemm, nullptr);
+    const bool above = efficiency > 1;
+    EXPECT_EQ(gemm->efficiency < 0, above);
+    EXPECT_EQ(HasNote(r, "above its 989 TFLOP/s peak"), above);
+    EXPECT_EQ(r.top_ops.front().efficiency < 0, above);
+    EXPECT_EQ(HasNote(r, "1 op with shapes ran above its roof"), above);
+    EXPECT_TRUE(RunOn(rule, tl, Options(rule)).findings.empty());
+  }
+}
+
 }  // namespace
 }  // namespace tracelint

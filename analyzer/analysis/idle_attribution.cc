@@ -431,9 +431,15 @@ IdleAttribution ComputeIdleAttribution(AnalysisContext& ctx, const IdleAttributi
         SliceId thread_slice = kNoIndex;
         if (next != kNoIndex) {
           SliceId launch = c.launch[next];
-          // Step 4: without a linked launch (or behind a graph launch, which
-          // hides what the host did per kernel) nothing is guessed.
-          if (launch == kNoIndex || tl.HasFlag(launch, kFlagGraphLaunch)) {
+          // Step 4: without a linked launch nothing is guessed. A graph
+          // replay's kernels share its launch call (cudaGraphLaunch). When
+          // the call had not returned as the gap began, the host was late to
+          // replay the graph, and steps 1-3 apply. Once it returned, the
+          // replay's own order decides (its dependencies, waits on other
+          // streams, work missing from the trace), which the trace does not
+          // show: not guessed either.
+          if (launch == kNoIndex ||
+              (tl.HasFlag(launch, kFlagGraphLaunch) && c.end_ns(launch) <= gap.start_ns)) {
             emit(gap.start_ns, gap.end_ns, IdleCause::kUnattributed, kNoIndex, next, kNoIndex);
             continue;
           }

@@ -118,14 +118,8 @@ bool IsLowPrecision(DtypeClass d) {
 // "nvjet_sss_tf32_" (fp32 via TF32). Letters other than s/d are sub-32-bit
 // types, which only Tensor Cores take.
 TensorCoreUse NvjetPrecision(std::string_view lower) {
-  size_t at = lower.find("nvjet_");
-  if (at == std::string_view::npos) return TensorCoreUse::kUnknown;
-  std::string_view code = lower.substr(at + 6);
-  code = code.substr(0, code.find('_'));
+  const std::string_view code = kernel_classify_internal::NvjetPrecisionCode(lower);
   if (code.empty()) return TensorCoreUse::kUnknown;
-  for (char c : code) {
-    if (c < 'a' || c > 'z') return TensorCoreUse::kUnknown;  // not a precision code
-  }
   for (char c : code) {
     if (c != 's' && c != 'd') return TensorCoreUse::kYes;
   }

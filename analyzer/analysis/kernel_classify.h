@@ -101,6 +101,9 @@ namespace kernel_classify_internal {
 // whose coarse family and Tensor Core use are already in `out`.
 void RefineKernelClass(std::string_view lower_name, const LaunchHints& hints, KernelClass& out);
 bool IsGroupedGemmName(std::string_view lower_name);
+// The precision code of a cuBLAS nvjet kernel ("tst" in "nvjet_tst_128x256_..."
+// and in CUDA 13's "nvjet_sm90_tst_..."), empty when the name has none.
+std::string_view NvjetPrecisionCode(std::string_view lower_name);
 }  // namespace kernel_classify_internal
 
 // Low-precision class of a dtype string, for callers that need to reason

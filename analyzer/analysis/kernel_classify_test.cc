@@ -99,6 +99,10 @@ TEST(KernelClassify, Hopper) {
       {"nvjet_qqtst_128x256_128x6_2x1_2cta_v_bz_TNT", "", {kGemm, kYes}},
       {"nvjet_sss_tf32_128x256_TNT", "", {kGemm, kYes}},
       {"nvjet_sss_128x64_64x8_2x1_v_bz_TNN", "", {kGemm, kNo}},
+      // CUDA 13's cuBLAS names the architecture first (PyTorch 2.11, H200).
+      {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", "", {kGemm, kYes}},
+      {"nvjet_sm100a_hsh_256x128_64x4_2x1_v_bz_coopA_NTN", "", {kGemm, kYes}},
+      {"nvjet_sm90_sss_128x64_64x8_2x1_v_bz_TNN", "", {kGemm, kNo}},
       {"void cutlass::device_kernel<cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16>",
        "", {kGemm, kYes}},
       {"sm90_gmma_gemm_kernel", "", {kGemm, kYes}},

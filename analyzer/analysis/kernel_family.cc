@@ -195,9 +195,9 @@ ComputeDtype TensileDtype(std::string_view lower) {
 
 // nvjet's precision code ("nvjet_tst_...": bf16 in, fp32 compute, bf16 out).
 ComputeDtype NvjetDtype(std::string_view lower) {
-  size_t at = lower.find("nvjet_");
-  if (at == std::string_view::npos || at + 6 >= lower.size()) return ComputeDtype::kUnknown;
-  switch (lower[at + 6]) {
+  const std::string_view code = kernel_classify_internal::NvjetPrecisionCode(lower);
+  if (code.empty()) return ComputeDtype::kUnknown;
+  switch (code.front()) {
     case 't': return ComputeDtype::kBf16;
     case 'h': return ComputeDtype::kFp16;
     case 'q': return ComputeDtype::kFp8;
@@ -236,6 +236,10 @@ ComputeDtype DtypeFromName(std::string_view lower) {
       return ComputeDtype::kFp8;
     }
     if (Contains(lower, "int8")) return ComputeDtype::kInt8;
+    // CUTLASS's element types, spelled whole in its mangled templates
+    // ("...NS_10tfloat32_tE..." in cuDNN's implicit-GEMM convolutions).
+    if (Contains(lower, "tfloat32_t")) return ComputeDtype::kTf32;
+    if (Contains(lower, "half_t")) return ComputeDtype::kFp16;
     return ComputeDtype::kUnknown;
   }
   if (ComputeDtype t = TensileDtype(lower); t != ComputeDtype::kUnknown) return t;
@@ -264,6 +268,13 @@ ComputeDtype DtypeFromName(std::string_view lower) {
   return ComputeDtype::kUnknown;
 }
 
+// aten::convolution, _convolution, cudnn_convolution, convolution_backward,
+// miopen_convolution, conv2d, conv_transpose2d ...
+bool IsConvolutionOp(std::string_view base) {
+  return Contains(base, "convolution") || base == "conv1d" || base == "conv2d" ||
+         base == "conv3d" || base.starts_with("conv_transpose");
+}
+
 bool IsMatrixFamily(DeviceFamily f) {
   return f == DeviceFamily::kGemm || f == DeviceFamily::kGroupedGemm ||
          f == DeviceFamily::kAttention || f == DeviceFamily::kConvFwd ||
@@ -288,6 +299,26 @@ namespace kernel_classify_internal {
 
 bool IsGroupedGemmName(std::string_view lower) { return Any(lower, kGroupedGemmTokens); }
 
+// CUDA 13's cuBLAS puts the architecture before the code ("nvjet_sm90_tst_",
+// "nvjet_sm100a_hsh_"): read as a code, "sm90" would say fp32.
+std::string_view NvjetPrecisionCode(std::string_view lower) {
+  const size_t at = lower.find("nvjet_");
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = lower.substr(at + 6);
+  auto token = [&rest] { return rest.substr(0, rest.find('_')); };
+  std::string_view code = token();
+  if (code.size() > 2 && code.starts_with("sm") && code[2] >= '0' && code[2] <= '9' &&
+      code.size() < rest.size()) {
+    rest.remove_prefix(code.size() + 1);
+    code = token();
+  }
+  if (code.empty()) return {};
+  for (char c : code) {
+    if (c < 'a' || c > 'z') return {};  // a tile shape or another field, not a code
+  }
+  return code;
+}
+
 // Refines the coarse class of a kernel (kernel_classify.cc) into a family, a
 // dtype and an attention kind; `lower` is the lower-cased name.
 void RefineKernelClass(std::string_view lower, const LaunchHints& hints, KernelClass& out) {
@@ -298,6 +329,15 @@ void RefineKernelClass(std::string_view lower, const LaunchHints& hints, KernelC
       out.device_family = DeviceFamily::kCommunication;
       break;
     case KernelFamily::kGemm:
+      if (IsConvolutionOp(base)) {
+        // cuDNN runs some convolutions and their gradients (1x1, wgrad) as
+        // plain GEMMs ("cutlass_80_tensorop_s1688gemm_..." under
+        // convolution_backward): the work is the convolution's.
+        out.family = KernelFamily::kConv;
+        out.device_family =
+            Contains(op, "backward") ? DeviceFamily::kConvBwd : DeviceFamily::kConvFwd;
+        break;
+      }
       out.device_family = IsGroupedGemmName(lower) || Contains(base, "grouped_mm")
                               ? DeviceFamily::kGroupedGemm
                               : DeviceFamily::kGemm;
@@ -347,7 +387,14 @@ void RefineKernelClass(std::string_view lower, const LaunchHints& hints, KernelC
   if (out.device_family == DeviceFamily::kAttention) out.attention = AttentionOf(lower, op);
   if (IsMatrixFamily(out.device_family)) {
     out.dtype = DtypeFromName(lower);
-    if (out.dtype == ComputeDtype::kUnknown) out.dtype = ComputeDtypeOf(hints.op_dtype);
+    const ComputeDtype op_dtype = ComputeDtypeOf(hints.op_dtype);
+    // cuDNN's generated kernels say "f16" of both 16-bit formats
+    // ("..._sdpa_sm90_flash_fprop_wgmma_f16_..." on bf16 tensors): the op
+    // knows which.
+    if (out.dtype == ComputeDtype::kUnknown ||
+        (out.dtype == ComputeDtype::kFp16 && op_dtype == ComputeDtype::kBf16)) {
+      out.dtype = op_dtype;
+    }
   } else if (out.device_family != DeviceFamily::kCommunication) {
     out.dtype = ComputeDtypeOf(hints.op_dtype);
   }

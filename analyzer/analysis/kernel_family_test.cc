@@ -55,12 +55,43 @@ TEST(KernelFamily, NvidiaGemmsAndTheirDtypes) {
       {"nvjet_hsh_256x128_64x4_2x1_v_bz_coopA_NTN", F::kGemm, D::kFp16},
       {"nvjet_qqtst_128x256_128x6_2x1_2cta_v_bz_TNT", F::kGemm, D::kFp8},
       {"nvjet_sss_tf32_128x256_TNT", F::kGemm, D::kTf32},
+      // CUDA 13's cuBLAS: the architecture before the code, which read as a
+      // code ("sm90") said fp32 and put bf16 GEMMs at 11x the fp32 peak.
+      {"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", F::kGemm, D::kBf16, "aten::mm",
+       "float"},
+      {"nvjet_sm100a_hsh_128x256_64x4_2x1_v_bz_coopA_NTN", F::kGemm, D::kFp16},
+      {"nvjet_sm90_sss_128x64_64x8_2x1_v_bz_TNN", F::kGemm, D::kFp32},
       {"void gemv2T_kernel_val<int, int, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float>",
        F::kGemm, D::kBf16},
       {"void cublasLt::splitKreduce_kernel<32, 16, int, __nv_bfloat16, __nv_bfloat16, float>",
        F::kGemm, D::kBf16},
       // The name says nothing: the op's dtype.
       {"triton_tem_fused_mm_0", F::kGemm, D::kBf16, "aten::mm", "c10::BFloat16"},
+  });
+}
+
+TEST(KernelFamily, ConvolutionsRunAsGemmsAndCudnnNamesTheOpRefines) {
+  ExpectAll({
+      // cuDNN runs some convolution gradients as plain GEMMs: the
+      // convolution's work, in its direction.
+      {"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_32x3_tn_align4>(x)",
+       F::kConvBwd, D::kTf32, "aten::convolution_backward", "float"},
+      {"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8", F::kConvFwd, D::kFp32,
+       "aten::cudnn_convolution", "float"},
+      // The same GEMM under a matmul stays a GEMM.
+      {"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_32x3_tn_align4>(x)",
+       F::kGemm, D::kTf32, "aten::mm", "float"},
+      // CUTLASS's mangled element type: TF32 under an fp32 op.
+      {"_ZN17cutlass__5x_cudnn6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11"
+       "threadblock22ImplicitGemmMultistageINS_10tfloat32_tENS_9transform",
+       F::kConvBwd, D::kTf32, "aten::convolution_backward", "float"},
+      // cuDNN says "f16" of both 16-bit formats; the op knows which.
+      {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_"
+       "kernel0_0",
+       F::kAttention, D::kBf16, "aten::_scaled_dot_product_cudnn_attention", "c10::BFloat16"},
+      {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_"
+       "kernel0_0",
+       F::kAttention, D::kFp16, "aten::_scaled_dot_product_cudnn_attention", "c10::Half"},
   });
 }
 

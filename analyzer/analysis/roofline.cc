@@ -120,7 +120,9 @@ class Builder {
   int32_t OpDtype(SliceId op);
   KernelClass Classify(SliceId s, const HostSide& host);
   int32_t FamilyIndex(const KernelClass& k);
-  int32_t GroupFor(SliceId s, const HostSide& host, const KernelClass& k, bool* modelled);
+  int32_t GroupFor(SliceId s, const HostSide& host, const KernelClass& k, bool* modelled,
+                   SliceId* instance);
+  void ShareOutWork();
   void Sweep(std::vector<Item>& items, size_t step, bool small_grids_judged, double& busy_ns,
              double& compute_ns);
   Item MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns);
@@ -185,6 +187,16 @@ class Builder {
   absl::flat_hash_map<uint32_t, int32_t> family_index_;
   absl::flat_hash_map<std::tuple<StringId, StringId, StringId, StringId>, int32_t> group_index_;
   absl::flat_hash_set<SliceId> counted_instances_;
+  absl::flat_hash_set<SliceId> modelled_instances_;
+  // The modelled kernels of each op instance of the step being swept: its
+  // FLOPs and bytes are shared among them by duration (ShareOutWork).
+  // A vector in first-seen order, so the sums are the same on every run.
+  struct InstanceWork {
+    int32_t group = -1;
+    std::vector<std::pair<int32_t, double>> family_ns;  // (family, kernel ns)
+  };
+  std::vector<InstanceWork> step_work_;
+  absl::flat_hash_map<SliceId, size_t> step_work_index_;
 };
 
 HostSide Builder::Walk(SliceId launch) {
@@ -277,7 +289,7 @@ int32_t Builder::FamilyIndex(const KernelClass& k) {
 // The op group of a compute kernel: its nearest modelled op when that
 // model describes it, else its innermost op (unmodelled); -1 without an op.
 int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
-                          bool* modelled) {
+                          bool* modelled, SliceId* instance) {
   *modelled = false;
   SliceId op = kNoIndex;
   std::optional<OpModel> model;
@@ -337,25 +349,53 @@ int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
     // an attention op): it belongs to its innermost op, unmodelled.
     HostSide inner = host;
     inner.modelled_op = kNoIndex;
-    return GroupFor(s, inner, k, modelled);
+    return GroupFor(s, inner, k, modelled, instance);
   }
-  // Count the call, and its FLOPs and bytes, once per op instance (XLA
-  // ops: once per event), on the family of its first kernel.
-  const SliceId instance = dims == kNoIndex ? s : op;
-  if (counted_instances_.insert(instance).second) {
+  // Count the call once per op instance (XLA ops: once per event), and its
+  // model once, at its first kernel the model describes. The first kernel of
+  // a convolution is often a layout transpose, and a small kernel of another
+  // dtype can come first: the group takes the family of the work it models.
+  *instance = dims == kNoIndex ? s : op;
+  if (counted_instances_.insert(*instance).second) {
     if (g->op.calls == 0) {
       g->family = k.device_family;
       g->dtype = k.dtype;
     }
     ++g->op.calls;
-    if (*modelled) {
-      ++g->modelled_calls;
-      FamilyAcc& f = out_.families[FamilyIndex(k)];
-      f.flops += g->model->flops;
-      if (g->model->bytes >= 0) f.bytes += g->model->bytes;
+  }
+  if (*modelled && modelled_instances_.insert(*instance).second) {
+    ++g->modelled_calls;
+    if (!g->family_from_model) {
+      g->family = k.device_family;
+      g->dtype = k.dtype;
+      g->family_from_model = true;
     }
+    step_work_index_[*instance] = step_work_.size();
+    step_work_.push_back({it->second, {}});
   }
   return it->second;
+}
+
+// An op instance's FLOPs and bytes go to the families of its modelled
+// kernels in proportion to their durations, so that each family's rate is
+// the op's own rate: a whole convolution's FLOPs counted on its 10 us first
+// kernel would read as 40 times the device's peak.
+void Builder::ShareOutWork() {
+  for (const InstanceWork& work : step_work_) {
+    if (work.family_ns.empty()) continue;
+    const OpModel& m = *out_.groups[work.group].model;
+    double total_ns = 0;
+    for (const auto& [family, ns] : work.family_ns) total_ns += ns;
+    for (const auto& [family, ns] : work.family_ns) {
+      const double share = total_ns > 0 ? ns / total_ns
+                                        : 1.0 / static_cast<double>(work.family_ns.size());
+      FamilyAcc& f = out_.families[family];
+      f.flops += m.flops * share;
+      if (m.bytes >= 0) f.bytes += m.bytes * share;
+    }
+  }
+  step_work_.clear();
+  step_work_index_.clear();
 }
 
 Item Builder::MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns) {
@@ -386,7 +426,17 @@ Item Builder::MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns) {
   const bool fp32_on_matrix_units = matrix && k.dtype == ComputeDtype::kFp32 && OnMatrixUnits(s);
   it.claimable = it.compute && !(matrix && k.tc == TensorCoreUse::kNo) && !fp32_on_matrix_units;
   if (it.compute) {
-    it.group = GroupFor(s, host, k, &it.modelled);
+    SliceId instance = kNoIndex;
+    it.group = GroupFor(s, host, k, &it.modelled, &instance);
+    if (it.modelled) {
+      // An instance counted in an earlier step has no entry: its work was
+      // shared out there.
+      auto work = step_work_index_.find(instance);
+      if (work != step_work_index_.end()) {
+        step_work_[work->second].family_ns.emplace_back(it.family,
+                                                        static_cast<double>(end_ns - start_ns));
+      }
+    }
     if (it.group < 0) out_.unlinked_compute_ns += static_cast<double>(end_ns - start_ns);
     if (it.group >= 0) {
       GroupAcc& g = out_.groups[it.group];
@@ -508,6 +558,7 @@ Collected Builder::Run() {
       });
       if (!items.empty()) active_device = true;
       Sweep(items, step, small_grids, out_.busy_ns[step], out_.compute_busy_ns[step]);
+      ShareOutWork();
     }
     if (active_device) out_.devices.push_back(device);
   }

@@ -34,8 +34,10 @@ struct FamilyAcc {
 struct GroupAcc {
   RooflineOp op;                 // name, shapes, kernel, calls filled here
   std::optional<OpModel> model;  // the op's model, when it has one
-  DeviceFamily family = DeviceFamily::kOther;  // of its first kernel
+  // Of its first kernel the model describes (before one: of its first kernel).
+  DeviceFamily family = DeviceFamily::kOther;
   ComputeDtype dtype = ComputeDtype::kUnknown;
+  bool family_from_model = false;
   double raw_ns = 0;             // its kernels' durations (clipped to steps)
   double modelled_raw_ns = 0;    // ... of the kernels its model describes
   int64_t modelled_calls = 0;

@@ -46,10 +46,17 @@ double PerNsToTera(double amount, double ns) { return ns > 0 ? amount / ns / 1e3
 struct Roof {
   std::string bound;
   double efficiency = -1;
+  // Above the roof: the model or the peak does not fit these kernels, so no
+  // efficiency is given ("compute" or "memory": which roof was passed).
+  std::string above;
 };
 
 // Roofline time / measured time = max(compute utilization, bandwidth
 // utilization): the efficiency against the roof at the work's intensity.
+// Kernels cannot beat the roof, so a rate above it means the model counts
+// more work than they do (Winograd and FFT convolutions, masked attention),
+// the dtype's peak is not the one they ran at, or (memory) the data came
+// from cache: the number would be wrong, and is withheld.
 Roof Judge(double achieved_tflops, double achieved_tbps, bool flops_known, bool bytes_known,
            const PeakChoice& p, bool matrix) {
   Roof r;
@@ -57,9 +64,27 @@ Roof Judge(double achieved_tflops, double achieved_tbps, bool flops_known, bool 
   const double memory = bytes_known && p.tbps > 0 ? achieved_tbps / p.tbps : -1;
   if (matrix && compute < 0) return r;  // matrix work needs its compute peak
   if (compute < 0 && memory < 0) return r;
+  if (compute > 1 || memory > 1) {
+    r.above = compute > 1 ? "compute" : "memory";
+    return r;
+  }
   r.efficiency = std::max(compute, memory);
   r.bound = compute >= memory ? "compute" : "memory";
   return r;
+}
+
+std::string AboveRoofNote(const RooflineFamily& f, const std::string& above) {
+  if (above == "compute") {
+    return fmt::format(
+        "{}: {:.3g} TFLOP/s is above its {:.3g} TFLOP/s peak, so the op model counts more work "
+        "than these kernels do (Winograd/FFT convolutions, masking) or they run at a faster "
+        "precision than their dtype says: no efficiency is given",
+        FamilyLabel(f), f.achieved_tflops, f.peak_tflops);
+  }
+  return fmt::format(
+      "{}: {:.3g} TB/s is above the {:.3g} TB/s memory bandwidth, so its data came from cache: "
+      "no efficiency is given",
+      FamilyLabel(f), f.achieved_tbps, f.peak_tbps);
 }
 
 }  // namespace
@@ -170,6 +195,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
   }
 
   // Families.
+  std::vector<std::string> above_roof;  // notes, in the families' order
   double matrix_ns = 0, matrix_modelled_ns = 0, matrix_flops = 0;
   const RooflineFamily* dominant_matrix = nullptr;
   for (const FamilyAcc& a : col.families) {
@@ -201,6 +227,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
                               a.bytes_known_ns > 0, p, f.matrix);
       f.bound = roof.bound;
       f.efficiency = roof.efficiency;
+      if (!roof.above.empty()) above_roof.push_back(AboveRoofNote(f, roof.above));
     }
     r.families.push_back(std::move(f));
   }
@@ -216,6 +243,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
   }
 
   // Ops.
+  int ops_above_roof = 0;
   for (GroupAcc& g : col.groups) {
     RooflineOp op = std::move(g.op);
     op.family = std::string(DeviceFamilyName(g.family));
@@ -246,6 +274,7 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
                               IsMatrix(g.family));
       op.bound = roof.bound;
       op.efficiency = roof.efficiency;
+      if (!roof.above.empty()) ++ops_above_roof;
       group.efficiency = roof.efficiency;
       group.flops_per_call = m.flops;
       group.bytes_per_call = m.bytes;
@@ -292,6 +321,14 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
       r.mfu_peak_tflops = datasheet;
       if (r.matrix_modelled_share >= kMinMfuModelledShare && datasheet > 0) {
         r.mfu = matrix_flops / (r.step_ns * devices * datasheet * 1e3);
+        if (*r.mfu > 1) {
+          r.notes.push_back(fmt::format(
+              "the modelled FLOPs ({:.0f}% of the {} peak over the step) are more than the "
+              "device can do: the model or the dtype does not fit these kernels, so no modelled "
+              "FLOP utilization is given",
+              100 * *r.mfu, r.mfu_dtype));
+          r.mfu.reset();
+        }
       }
     }
     if (r.matrix_modelled_share < kMinMfuModelledShare) {
@@ -300,6 +337,14 @@ RooflineAnalysis ComputeRoofline(AnalysisContext& ctx) {
           "understood); the modelled FLOP utilization needs {:.0f}%",
           100 * r.matrix_modelled_share, 100 * kMinMfuModelledShare));
     }
+  }
+  for (std::string& note : above_roof) r.notes.push_back(std::move(note));
+  if (ops_above_roof > 0) {
+    r.notes.push_back(fmt::format(
+        "{} op{} with shapes ran above {} roof (the model counts more work than the kernels "
+        "do, or another precision or the cache served them): no efficiency is given for {}",
+        ops_above_roof, ops_above_roof == 1 ? "" : "s", ops_above_roof == 1 ? "its" : "their",
+        ops_above_roof == 1 ? "it" : "them"));
   }
   if (busy > 0 && col.unlinked_compute_ns >= 0.01 * busy) {
     r.notes.push_back(fmt::format("{:.1f}% of compute kernel time has no linked op, so no model",

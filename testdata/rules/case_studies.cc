@@ -1,5 +1,8 @@
 #include "testdata/rules/case_studies.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace tracelint::case_studies {
 namespace {
 
@@ -98,6 +101,40 @@ Scenario GraphReplay() {
   return s;
 }
 
+Scenario GraphReplayGaps() {
+  Scenario s;
+  s.Device(DeviceSpec::A100());
+  for (int k = 1; k <= kSteps; ++k) {
+    s.BeginStep(k);
+    s.GraphLaunch({{std::string(kConvKernel), 4 * kNsPerMs},
+                   {std::string(kGemmKernel), 4 * kNsPerMs},
+                   {std::string(kOptimizerKernel), kNsPerMs}});
+    s.Sync().EndStep();
+  }
+  // Each replay's GEMM node starts 3 ms after the node before it ends;
+  // everything later moves with it, and what spans it (the sync, the step)
+  // lasts that much longer.
+  constexpr TimeNs kNodeGapNs = 3 * kNsPerMs;
+  std::vector<TimeNs> gemm_starts;
+  s.Edit([&](testing::ScenarioEvent& e) {
+    if (e.name == kGemmKernel) gemm_starts.push_back(e.ts_ns);
+    return true;
+  });
+  std::sort(gemm_starts.begin(), gemm_starts.end());
+  s.Edit([&](testing::ScenarioEvent& e) {
+    const TimeNs before = std::upper_bound(gemm_starts.begin(), gemm_starts.end(), e.ts_ns) -
+                          gemm_starts.begin();
+    // Starts strictly inside the event: the node before ends at one.
+    const TimeNs through = std::max<TimeNs>(
+        before, std::lower_bound(gemm_starts.begin(), gemm_starts.end(), e.ts_ns + e.dur_ns) -
+                    gemm_starts.begin());
+    e.ts_ns += before * kNodeGapNs;
+    e.dur_ns += (through - before) * kNodeGapNs;
+    return true;
+  });
+  return s;
+}
+
 std::vector<CaseStudy> AllCaseStudies() {
   return {
       {"dataloader_starvation",
@@ -109,7 +146,10 @@ std::vector<CaseStudy> AllCaseStudies() {
       {"cpu_only", "no GPU activity", CpuOnly()},
       {"no_step_markers", "the DataLoader case without ProfilerStep markers", NoStepMarkers()},
       {"no_correlation", "the DataLoader case without correlation ids", NoCorrelation()},
-      {"graph_replay", "CUDA graph replays after a slow DataLoader", GraphReplay()},
+      {"graph_replay", "CUDA graph replays launched late, after a slow DataLoader",
+       GraphReplay()},
+      {"graph_replay_gaps", "CUDA graph replays with gaps between their nodes",
+       GraphReplayGaps()},
   };
 }
 

@@ -41,8 +41,12 @@ testing::Scenario CpuOnly();
 testing::Scenario NoStepMarkers();
 // The DataLoader case without correlation ids: idle cannot be attributed.
 testing::Scenario NoCorrelation();
-// CUDA graph replays after the DataLoader: idle cannot be attributed.
+// CUDA graph replays launched after the DataLoader: the host launched them
+// late, so the idle is the DataLoader's.
 testing::Scenario GraphReplay();
+// CUDA graph replays launched at once, with gaps between their nodes: the
+// replay's own order, which the trace does not show, so not attributed.
+testing::Scenario GraphReplayGaps();
 
 std::vector<CaseStudy> AllCaseStudies();
 
