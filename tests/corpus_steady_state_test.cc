@@ -177,7 +177,11 @@ TEST(CorpusSteadyState, ProfilerStopTailIsNotALoss) {
 }
 
 // The TensorBoard plugin samples are steady: same ranking as before the
-// steady view, and every step steady.
+// steady view, and every step steady. (Since short host ops that launch
+// nothing, aten::empty/contiguous/stride at 5-30 us each, count as the
+// framework's dispatch rather than host-side ops, the eager ResNet's
+// other_host_work grew: 17.5% -> 25.7% on num_workers_0, 6.9% -> 7.2% on the
+// profiler-API run.)
 TEST(CorpusSteadyState, TensorBoardSamplesKeepTheirFindings) {
   SKIP_WITHOUT_CORPUS();
   const std::string tb = "pytorch__kineto/tb_plugin/samples/";
@@ -187,11 +191,11 @@ TEST(CorpusSteadyState, TensorBoardSamplesKeepTheirFindings) {
   };
   for (const Case& c : std::vector<Case>{
            {tb + "resnet50_num_workers_0/worker0.pt.trace.json.gz",
-            {"gpu-idle-gaps/data_loader", "gpu-idle-gaps/other_host_work"}},
+            {"gpu-idle-gaps/other_host_work", "gpu-idle-gaps/data_loader"}},
            // These fp32 ResNet-50 runs on a Volta-class GPU (volta_ kernels, no
            // device properties) also get the mixed-precision finding.
            {tb + "resnet50_profiler_api_num_workers_0/worker0.pt.trace.json.gz",
-            {"gpu-idle-gaps/data_loader", "tensor-cores-idle/no_tensor_cores"}},
+            {"gpu-idle-gaps/data_loader", "gpu-idle-gaps/other_host_work"}},
            {tb + "resnet50_num_workers_4/worker0.pt.trace.json.gz",
             {"gpu-idle-gaps/other_host_work", "tensor-cores-idle/no_tensor_cores"}},
            {tb + "resnet50_profiler_api_num_workers_4/worker0.pt.trace.json.gz",
@@ -248,6 +252,12 @@ TEST(CorpusSteadyState, NoClaimOverHalfAStepWithoutASteadyBottleneck) {
       // from PjitFunction(forward_3d_conv)): the GPU is busy 4% while each
       // call is dispatched from Python.
       {lens + "mi300/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb",
+       "gpu-idle-gaps/other_host_work"},
+      // HTA's NCCL parser trace: eager PyTorch whose host dispatches
+      // thousands of small ops per step (aten::empty, view, as_strided,
+      // slice, result_type: 5-30 us each, launching nothing) while the GPU
+      // idles 65% of the step.
+      {"facebookresearch__HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
        "gpu-idle-gaps/other_host_work"},
   };
   int traces = 0;

@@ -209,7 +209,8 @@ IdleCause HostCause(const Timeline& tl, const HostIndex& index, SliceId innermos
   // An op placed on the device that launched nothing (a TF1 shape or
   // identity op) computed nothing on the host either: dispatch work.
   if (innermost != kNoIndex && innermost == op && !index.launches_below(op) &&
-      !tl.HasFlag(op, kFlagDeviceOpDispatch) && !IsXlaRuntimeDispatch(tl.str(c.name[op]))) {
+      c.dur_ns[op] >= options.host_op_min_ns && !tl.HasFlag(op, kFlagDeviceOpDispatch) &&
+      !IsXlaRuntimeDispatch(tl.str(c.name[op]))) {
     return decided(op, IdleCause::kHostSideOp);
   }
   // Short gaps while the host is issuing work: the launch path itself, or

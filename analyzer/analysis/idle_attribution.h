@@ -132,6 +132,11 @@ struct IdleAttributionOptions {
   // Below this gap length, idle inside launch work is launch overhead
   // (HTA's launch runtime cutoff); gpu-idle-gaps' LaunchGapNs option.
   TimeNs launch_gap_ns = 50 * kNsPerUs;
+  // A host op that launches nothing is a host-side op only when it lasts
+  // this long; shorter ones (aten::empty_strided, views, 5-20 us each) are
+  // the framework's dispatch between launches, other host work. The floor
+  // of host-side-ops' MinSelfNs.
+  TimeNs host_op_min_ns = 100 * kNsPerUs;
 };
 
 // The cached AnalysisContext::idle_attribution() uses the default options.

@@ -103,6 +103,28 @@ TEST(IdleAttributionTest, HostSideOpThenLongGapLaunch) {
   EXPECT_EQ(CauseNs(idle, IdleCause::kOtherHostWork), 5 * kNsPerUs);
 }
 
+// Ops that launch nothing but last under 100 us (aten::empty, views,
+// result_type: the framework's bookkeeping between launches) are dispatch,
+// other host work; from 100 us on, a host-side op. Each side of the floor.
+TEST(IdleAttributionTest, ShortOpsThatLaunchNothingAreDispatchNotHostSideOps) {
+  for (TimeNs op_ns : {99 * kNsPerUs, 100 * kNsPerUs}) {
+    SCOPED_TRACE(op_ns);
+    Scenario s;
+    s.Device(DeviceSpec::A100());
+    s.BeginStep(1).Kernel("a", 10 * kNsPerUs);
+    for (int i = 0; i < 10; ++i) s.HostOp("aten::empty", op_ns);
+    s.Kernel("b", kNsPerMs).Sync().EndStep();
+    auto a = Analyse(s);
+    ExpectAccountingHolds(*a);
+    const IdleAttribution& idle = a->idle();
+    const bool host_side = op_ns >= IdleAttributionOptions().host_op_min_ns;
+    // The ten ops run while the GPU has nothing queued (a ends at 15 us).
+    EXPECT_EQ(CauseNs(idle, IdleCause::kHostSideOp) > 0, host_side);
+    EXPECT_GE(CauseNs(idle, host_side ? IdleCause::kHostSideOp : IdleCause::kOtherHostWork),
+              10 * op_ns - 10 * kNsPerUs);
+  }
+}
+
 // Back-to-back runtime calls inside an annotation cut the gap at their
 // boundaries, but every part says the same (the same cause, charged to the
 // annotation): one piece, not three.
