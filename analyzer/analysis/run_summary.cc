@@ -160,8 +160,10 @@ Verdict ComputeVerdict(const std::vector<RankSummary>& ranks) {
     if (unattributed_ns >= withheld_ns) {
       const auto& inferred = worst->inferred_idle_ns;
       const TimeNs input_ns = inferred[static_cast<int>(IdleCause::kDataLoader)];
-      const TimeNs host_ns = inferred[static_cast<int>(IdleCause::kSyncCall)] +
-                             inferred[static_cast<int>(IdleCause::kAllocator)] +
+      // A host blocked in a sync while the device idles is waiting for the
+      // device (a replay's own order, work missing from the trace): it names
+      // no host bound.
+      const TimeNs host_ns = inferred[static_cast<int>(IdleCause::kAllocator)] +
                              inferred[static_cast<int>(IdleCause::kJobSubmission)] +
                              inferred[static_cast<int>(IdleCause::kOtherHostWork)];
       const bool input = input_ns > host_ns;
