@@ -352,9 +352,7 @@ int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
     return GroupFor(s, inner, k, modelled, instance);
   }
   // Count the call once per op instance (XLA ops: once per event), and its
-  // model once, at its first kernel the model describes. The first kernel of
-  // a convolution is often a layout transpose, and a small kernel of another
-  // dtype can come first: the group takes the family of the work it models.
+  // model once, at its first kernel the model describes.
   *instance = dims == kNoIndex ? s : op;
   if (counted_instances_.insert(*instance).second) {
     if (g->op.calls == 0) {
@@ -365,11 +363,6 @@ int32_t Builder::GroupFor(SliceId s, const HostSide& host, const KernelClass& k,
   }
   if (*modelled && modelled_instances_.insert(*instance).second) {
     ++g->modelled_calls;
-    if (!g->family_from_model) {
-      g->family = k.device_family;
-      g->dtype = k.dtype;
-      g->family_from_model = true;
-    }
     step_work_index_[*instance] = step_work_.size();
     step_work_.push_back({it->second, {}});
   }
@@ -442,6 +435,13 @@ Item Builder::MakeItem(SliceId s, TimeNs start_ns, TimeNs end_ns) {
       GroupAcc& g = out_.groups[it.group];
       it.bytes_known = it.modelled && g.model->bytes >= 0;
       const double dur = static_cast<double>(end_ns - start_ns);
+      // The op's family and dtype (its peak) are those of the work it
+      // models: its longest modelled kernel.
+      if (it.modelled && dur > g.longest_modelled_ns) {
+        g.longest_modelled_ns = dur;
+        g.family = k.device_family;
+        g.dtype = k.dtype;
+      }
       if (dur > g.longest_ns) {
         g.longest_ns = dur;
         g.op.kernel = std::string(tl_.str(c_.name[s]));

@@ -34,10 +34,11 @@ struct FamilyAcc {
 struct GroupAcc {
   RooflineOp op;                 // name, shapes, kernel, calls filled here
   std::optional<OpModel> model;  // the op's model, when it has one
-  // Of its first kernel the model describes (before one: of its first kernel).
+  // Of its longest kernel the model describes (before one: of its first
+  // kernel): a convolution's workspace-init or layout kernels come first.
   DeviceFamily family = DeviceFamily::kOther;
   ComputeDtype dtype = ComputeDtype::kUnknown;
-  bool family_from_model = false;
+  double longest_modelled_ns = -1;
   double raw_ns = 0;             // its kernels' durations (clipped to steps)
   double modelled_raw_ns = 0;    // ... of the kernels its model describes
   int64_t modelled_calls = 0;
