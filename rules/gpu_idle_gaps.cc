@@ -137,19 +137,39 @@ bool AddOneStepStall(const CauseSummary& summary, const StepSet& steps, Finding&
 // A stall inside graph launch calls is the graph's submission, not module
 // loading or the allocator: the host submits a large graph node by node
 // while the device has nothing queued.
-void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Finding& f) {
-  TimeNs total_ns = 0, graph_ns = 0;
+// Of a cause's idle, the share whose piece names a graph launch call in
+// `slice` (the call the host was in, or the launch of the work that ended
+// the gap), one such call, and the number of gaps it covers.
+struct GraphShare {
+  double share = 0;
   SliceId example = kNoIndex;
+  int64_t gaps = 0;
+};
+GraphShare GraphLaunchShare(const Timeline& tl, const IdleAttribution& idle, IdleCause cause,
+                            SliceId IdlePiece::*slice) {
+  GraphShare out;
+  TimeNs total_ns = 0, graph_ns = 0;
+  int last_gap = -1;
   for (const IdlePiece& p : idle.pieces) {
-    if (p.cause != IdleCause::kLaunchStall) continue;
+    if (p.cause != cause) continue;
     total_ns += p.end_ns - p.start_ns;
-    if (p.cause_slice != kNoIndex && tl.HasFlag(p.cause_slice, kFlagGraphLaunch)) {
+    const SliceId s = p.*slice;
+    if (s != kNoIndex && tl.HasFlag(s, kFlagGraphLaunch)) {
       graph_ns += p.end_ns - p.start_ns;
-      example = p.cause_slice;
+      out.example = s;
+      if (p.gap != last_gap) ++out.gaps;
+      last_gap = p.gap;
     }
   }
-  if (total_ns <= 0 || 2 * graph_ns < total_ns) return;
-  const double share = static_cast<double>(graph_ns) / static_cast<double>(total_ns);
+  if (total_ns > 0) out.share = static_cast<double>(graph_ns) / static_cast<double>(total_ns);
+  return out;
+}
+
+void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Finding& f) {
+  const GraphShare g = GraphLaunchShare(tl, idle, IdleCause::kLaunchStall, &IdlePiece::cause_slice);
+  if (g.example == kNoIndex || g.share < 0.5) return;
+  const double share = g.share;
+  const SliceId example = g.example;
   const std::string_view name = tl.str(tl.slices().name[example]);
   f.evidence.push_back({fmt::format("{:.0f}% of it inside graph launch calls ({})", share * 100,
                                     name),
@@ -163,43 +183,22 @@ void AddGraphLaunchStall(const Timeline& tl, const IdleAttribution& idle, Findin
       name, name.starts_with("hip") ? "hipGraphUpload" : "cudaGraphUpload");
 }
 
-// The share of a cause's idle pieces ended by work of a graph replay (its
-// launch call is a graph launch), and one such launch call.
-std::pair<double, SliceId> GraphReplayShare(const Timeline& tl, const IdleAttribution& idle,
-                                            IdleCause cause, int64_t* gaps) {
-  TimeNs total_ns = 0, graph_ns = 0;
-  SliceId example = kNoIndex;
-  int last_gap = -1;
-  for (const IdlePiece& p : idle.pieces) {
-    if (p.cause != cause) continue;
-    total_ns += p.end_ns - p.start_ns;
-    if (p.host_thread_slice != kNoIndex && tl.HasFlag(p.host_thread_slice, kFlagGraphLaunch)) {
-      graph_ns += p.end_ns - p.start_ns;
-      example = p.host_thread_slice;
-      if (p.gap != last_gap) ++*gaps;
-      last_gap = p.gap;
-    }
-  }
-  if (total_ns <= 0) return {0.0, kNoIndex};
-  return {static_cast<double>(graph_ns) / static_cast<double>(total_ns), example};
-}
-
 // The step already replays graphs: the launch-bound advice ("capture it
 // with CUDA Graphs") would be wrong. Idle before a replay's work that the
 // host launched late is the host's time between replays.
 void AddGraphReplayLaunches(const Timeline& tl, const IdleAttribution& idle, int64_t steps,
                             Finding& f) {
-  int64_t gaps = 0;
-  const auto [share, example] = GraphReplayShare(tl, idle, IdleCause::kLaunchOverhead, &gaps);
-  if (example == kNoIndex || share < 0.5) return;
-  const std::string_view name = tl.str(tl.slices().name[example]);
+  const GraphShare g =
+      GraphLaunchShare(tl, idle, IdleCause::kLaunchOverhead, &IdlePiece::host_thread_slice);
+  if (g.example == kNoIndex || g.share < 0.5) return;
+  const std::string_view name = tl.str(tl.slices().name[g.example]);
   const bool amd = name.starts_with("hip");
   const double per_step =
-      static_cast<double>(gaps) / static_cast<double>(std::max<int64_t>(1, steps));
+      static_cast<double>(g.gaps) / static_cast<double>(std::max<int64_t>(1, steps));
   f.evidence.push_back({fmt::format("{:.0f}% of it before the work of {} graph replays, "
                                     "launched late by the host ({}, {:.0f} per step)",
-                                    share * 100, amd ? "HIP" : "CUDA", name, per_step),
-                        share, 0.5, "share"});
+                                    g.share * 100, amd ? "HIP" : "CUDA", name, per_step),
+                        g.share, 0.5, "share"});
   f.fix = fmt::format(
       "The step already replays {} graphs, and the device waits for the host to launch the "
       "next one: each replay holds too little work to cover the host time between replays "
